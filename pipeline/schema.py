@@ -1,0 +1,154 @@
+"""The artifact layout: file names, table columns and the schema version.
+
+This module is the single source of truth for what the pipeline writes and the app reads; the
+README's "Artifacts" section is checked against it by ``tests/test_docs.py``. It imports nothing
+heavy, so the app can use it freely.
+
+Schema changes are additive (new columns, new files). A breaking change bumps ``SCHEMA_VERSION``;
+the reader then tells the user to rebuild that corpus.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+MANIFEST = "manifest.json"
+PAPERS = "papers.parquet"
+TOPICS = "topics.parquet"
+TOPIC_TERMS = "topic_terms.parquet"
+HIERARCHY = "hierarchy.parquet"
+TERMS = "terms.parquet"
+YEARS = "years.parquet"
+TOPIC_YEARS = "topic_years.parquet"
+KEYWORD_YEARS = "keyword_years.parquet"
+INGEST_REPORT = "ingest_report.parquet"
+EMBEDDINGS = "embeddings.npy"
+TOPIC_EMBEDDINGS = "topic_embeddings.npy"
+TOPIC_SIMILARITY = "topic_similarity.npy"
+TOPIC_DISTRIBUTION = "topic_distribution.npy"
+BERTOPIC_DIR = "bertopic"
+
+#: Every file (or folder) of a built corpus, with what it holds. Documented in the README.
+FILES: dict[str, str] = {
+    MANIFEST: "schema version, inputs with hashes, parameters, counts, package versions, time and peak memory per stage",
+    PAPERS: "one row per paper, keyed by doc_id: display and cleaned text, metadata, topic, probability, 2-D map position",
+    TOPICS: "one row per topic: label, size, share, keywords with c-TF-IDF weights, representative papers, quality",
+    TOPIC_TERMS: "per topic its top terms with c-TF-IDF weight and frequencies, for the relevance (lambda) slider",
+    HIERARCHY: "BERTopic's topic hierarchy: each merge of two clusters of topics, with its distance",
+    TERMS: "the modelling vocabulary: each term with the number and share of papers using it",
+    YEARS: "papers per year (empty when the corpus has no years)",
+    TOPIC_YEARS: "each topic's paper count and share of each year's papers",
+    KEYWORD_YEARS: "each term's document frequency and share of each year's papers",
+    INGEST_REPORT: "every input row that was skipped or changed, with file, row, reason and detail",
+    EMBEDDINGS: "float32 (papers, dim) sentence embeddings, row i is papers.row == i",
+    TOPIC_EMBEDDINGS: "float32 (topics, dim) topic embeddings, row i is topics.parquet row i",
+    TOPIC_SIMILARITY: "float32 (topics, topics) cosine similarity of topic embeddings",
+    TOPIC_DISTRIBUTION: "float32 (papers, topics) each paper's distribution over topics (rows sum to 1)",
+    BERTOPIC_DIR: "the fitted BERTopic model saved with safetensors (never pickle)",
+}
+
+#: Columns of papers.parquet, in order, with their meaning.
+PAPER_COLUMNS: dict[str, str] = {
+    "doc_id": "stable paper id: the input's id when it has one, else a hash of title and abstract",
+    "row": "position of the paper in embeddings.npy and topic_distribution.npy",
+    "title": "display title (the input's, or derived from the abstract)",
+    "title_derived": "True when the title was derived from the abstract",
+    "abstract": "the abstract as given, for display (untrusted text: never rendered as HTML)",
+    "model_text": "cleaned title + abstract that was embedded and modelled (no LaTeX, HTML or URLs)",
+    "year": "publication year, or null",
+    "venue": "venue, or null",
+    "authors": "authors joined with '; ', or null",
+    "url": "link to the paper, or null",
+    "source_id": "the input's own id, or null",
+    "label": "a label from the input (e.g. a primary area), or null",
+    "keywords": "author keywords joined with '; ', or null",
+    "source_file": "input file the paper came from",
+    "source_row": "1-based row (record, or paragraph for text files) in that file",
+    "extra": "other input columns as a JSON object",
+    "topic": "canonical BERTopic topic id (-1 only when outliers are kept)",
+    "topic_prob": "probability of the paper's topic in its topic distribution",
+    "was_outlier": "True when clustering left the paper unassigned and it was placed in its nearest topic",
+    "placed": "True when the paper was added after the topics were fitted and placed into its nearest topic",
+    "x": "map position, horizontal",
+    "y": "map position, vertical",
+}
+
+TOPIC_COLUMNS: dict[str, str] = {
+    "topic": "canonical BERTopic topic id",
+    "label": "short human-readable label (2-5 words), unique in the corpus",
+    "name": "BERTopic's own name for the topic",
+    "size": "number of papers",
+    "share": "size / all papers",
+    "keywords": "top terms by c-TF-IDF",
+    "keyword_weights": "their c-TF-IDF weights",
+    "keybert": "top terms re-ranked by KeyBERTInspired",
+    "mmr": "top terms re-ranked by maximal marginal relevance",
+    "representative_doc_ids": "the papers most typical of the topic, best first",
+    "x": "label position on the map (median of its papers)",
+    "y": "label position on the map",
+    "n_reassigned": "papers that clustering left out and were placed in this topic",
+    "coherence": "NPMI coherence of the top 10 keywords on the corpus",
+    "growth": "change in share per year (least squares slope, percentage points), null without years",
+}
+
+TOPIC_TERM_COLUMNS: dict[str, str] = {
+    "topic": "topic id",
+    "term": "a 1- or 2-word term",
+    "ctfidf": "c-TF-IDF weight of the term in the topic",
+    "count": "occurrences of the term in the topic's papers",
+    "p_topic": "count / all term occurrences in the topic",
+    "p_corpus": "term occurrences in the corpus / all term occurrences",
+}
+
+HIERARCHY_COLUMNS: dict[str, str] = {
+    "parent_id": "id of the merged cluster",
+    "parent_name": "its name",
+    "topics": "topic ids under it",
+    "left_id": "first child (a topic id or a merged cluster id)",
+    "left_name": "its name",
+    "right_id": "second child",
+    "right_name": "its name",
+    "distance": "distance at which the two were merged",
+}
+
+TERM_COLUMNS: dict[str, str] = {
+    "term": "a 1- or 2-word term of the modelling vocabulary",
+    "df": "papers using the term",
+    "share": "df / all papers",
+}
+
+YEAR_COLUMNS: dict[str, str] = {"year": "year", "n_papers": "papers in that year"}
+
+TOPIC_YEAR_COLUMNS: dict[str, str] = {
+    "topic": "topic id",
+    "year": "year",
+    "n": "papers of the topic in that year",
+    "share": "n / papers in that year",
+}
+
+KEYWORD_YEAR_COLUMNS: dict[str, str] = {
+    "term": "term",
+    "year": "year",
+    "df": "papers of that year using the term",
+    "share": "df / papers in that year",
+}
+
+INGEST_REPORT_COLUMNS: dict[str, str] = {
+    "source_file": "input file",
+    "source_row": "1-based row in that file (0 for the whole file)",
+    "action": "'skipped' (row not used) or 'changed' (row used, a field dropped or fixed)",
+    "reason": "short code: empty_abstract, short_abstract, duplicate, near_duplicate, bad_year, ...",
+    "detail": "what was found and what to do about it",
+}
+
+TABLES: dict[str, dict[str, str]] = {
+    PAPERS: PAPER_COLUMNS,
+    TOPICS: TOPIC_COLUMNS,
+    TOPIC_TERMS: TOPIC_TERM_COLUMNS,
+    HIERARCHY: HIERARCHY_COLUMNS,
+    TERMS: TERM_COLUMNS,
+    YEARS: YEAR_COLUMNS,
+    TOPIC_YEARS: TOPIC_YEAR_COLUMNS,
+    KEYWORD_YEARS: KEYWORD_YEAR_COLUMNS,
+    INGEST_REPORT: INGEST_REPORT_COLUMNS,
+}
