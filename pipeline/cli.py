@@ -1,0 +1,213 @@
+"""Command line: ``python -m pipeline build|list|info ...``. A thin shell over pipeline functions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from pipeline import artifacts, schema
+from pipeline.errors import PipelineError
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_ARTIFACTS = ROOT / "artifacts"
+DEFAULT_CORPUS = "neurips2026"
+DEFAULT_INPUTS = ROOT / "assets" / DEFAULT_CORPUS
+
+
+def default_inputs() -> list[Path]:
+    """The bundled NeurIPS 2026 abstracts (assets/neurips2026/*.txt)."""
+    return sorted(DEFAULT_INPUTS.glob("*.txt"))
+
+
+def _formatter(prog):
+    return argparse.RawDescriptionHelpFormatter(prog, max_help_position=32)
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipeline",
+        formatter_class=_formatter,
+        description="Turn a corpus of paper abstracts into topics (BERTopic) saved as artifacts for the dashboard.",
+        epilog="examples:\n"
+        "  python -m pipeline build                       # the bundled NeurIPS 2026 corpus\n"
+        "  python -m pipeline build papers.csv --name mine\n"
+        "  python -m pipeline list\n"
+        "  python -m pipeline info mine\n",
+    )
+    parser.add_argument("--artifacts", type=Path, default=DEFAULT_ARTIFACTS, help="artifacts folder (default: %(default)s)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    b = sub.add_parser(
+        "build",
+        help="build (or update) a corpus from input files",
+        formatter_class=_formatter,
+        description="Read abstracts, embed them, find topics and write the artifacts the dashboard reads.\n"
+        "Inputs: plain text (a title line like 'NeurIPS 2026 Papers', then one abstract per paragraph),\n"
+        "CSV, TSV, JSON, JSON Lines or Parquet, optionally gzipped. Columns are recognised by common\n"
+        "names (abstract/summary/text, title, year/date, venue, authors, url, id, label, keywords) or\n"
+        "mapped with the --*-column options. Only new texts are embedded; papers added to a built corpus\n"
+        "are placed into its existing topics unless --refit is given.",
+        epilog="examples:\n"
+        "  python -m pipeline build                                   # bundled NeurIPS 2026 corpus\n"
+        "  python -m pipeline build papers.csv more.jsonl --name neurips2025\n"
+        "  python -m pipeline build data.tsv --name mine --abstract-column summary_text --year-column pub_year\n"
+        "  python -m pipeline build papers.csv --name mine --refit     # refit the topics from scratch\n"
+        "  python -m pipeline build papers.parquet --name mine --config settings.toml\n",
+    )
+    b.add_argument("inputs", nargs="*", type=Path, help="input files (default: the bundled NeurIPS 2026 abstracts)")
+    b.add_argument("--name", help=f"corpus name (default: {DEFAULT_CORPUS} for the bundled corpus, else the first file's name)")
+    b.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder (default: ./artifacts)")
+    b.add_argument("--config", type=Path, help="TOML file with settings (see README: Configuration)")
+    b.add_argument("--refit", action="store_true", help="refit all topics even if new papers could be placed into existing ones")
+    b.add_argument("--force", action="store_true", help="rebuild even when the artifacts are up to date")
+    b.add_argument("--quiet", action="store_true", help="print only the summary")
+    cols = b.add_argument_group("input columns (recognised automatically when not given)")
+    for role in ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords"):
+        cols.add_argument(f"--{role}-column", metavar="NAME", dest=f"col_{role}")
+    cols.add_argument("--venue", help="venue for papers whose input gives none")
+    cols.add_argument("--year", type=int, help="year for papers whose input gives none")
+    cols.add_argument("--min-words", type=int, help="skip abstracts with fewer words (default 8)")
+    m = b.add_argument_group("model")
+    m.add_argument("--model", help="local sentence-transformers folder (default: packaged all-MiniLM-L6-v2)")
+    m.add_argument("--backend", choices=["onnx-int8", "onnx", "torch"], help="embedding backend (default onnx-int8)")
+    m.add_argument("--threads", type=int, help="embedding threads (default: all cores)")
+    m.add_argument("--seed", type=int, help="random seed for UMAP (default 42)")
+    m.add_argument("--cluster-method", choices=["hdbscan", "agglomerative"], help="clustering method")
+    m.add_argument("--min-cluster-size", type=int, help="smallest topic (default adapts to corpus size)")
+    m.add_argument("--topics", type=int, dest="n_topics", help="target number of topics (default adapts)")
+    m.add_argument("--keep-outliers", action="store_true", help="keep unclustered papers as topic -1 instead of placing them")
+
+    lst = sub.add_parser(
+        "list",
+        help="list built corpora",
+        formatter_class=_formatter,
+        description="List the corpora in the artifacts folder with their size, topics and build date.",
+        epilog="example:\n  python -m pipeline list --artifacts artifacts\n",
+    )
+    lst.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
+    lst.add_argument("--json", action="store_true", help="print JSON")
+
+    info = sub.add_parser(
+        "info",
+        help="show one corpus: inputs, settings, counts, timings",
+        formatter_class=_formatter,
+        description="Show a built corpus's manifest: inputs with hashes, settings, counts, stage timings.",
+        epilog="example:\n  python -m pipeline info neurips2026\n",
+    )
+    info.add_argument("name", help="corpus name")
+    info.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
+    info.add_argument("--json", action="store_true", help="print the whole manifest as JSON")
+    return parser
+
+
+def _build_config(args):
+    from pipeline.settings import load_config, with_overrides
+
+    config = load_config(args.config)
+    return with_overrides(
+        config,
+        {
+            "ingest": {
+                "columns": {r: getattr(args, f"col_{r}") for r in
+                            ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords")},
+                "venue": args.venue,
+                "year": args.year,
+                "min_words": args.min_words,
+            },
+            "embed": {"model": args.model, "backend": args.backend, "threads": args.threads},
+            "umap": {"seed": args.seed},
+            "cluster": {
+                "method": args.cluster_method,
+                "min_cluster_size": args.min_cluster_size,
+                "n_topics": args.n_topics,
+                "reassign_outliers": False if args.keep_outliers else None,
+            },
+        },
+    )
+
+
+def cmd_build(args) -> int:
+    from pipeline.build import build
+    from pipeline.progress import Reporter
+
+    inputs = list(args.inputs) or default_inputs()
+    if not inputs:
+        raise PipelineError(f"no input files given and the bundled corpus is missing from {DEFAULT_INPUTS}.")
+    name = args.name or (DEFAULT_CORPUS if not args.inputs else _name_from(inputs[0]))
+    reporter = Reporter(quiet=args.quiet)
+    summary = build(inputs, name, args.artifacts, _build_config(args), refit=args.refit, force=args.force, reporter=reporter)
+    for line in summary.lines():
+        print(line)
+    return 0
+
+
+def _name_from(path: Path) -> str:
+    stem = path.name
+    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt"):
+        stem = stem.removesuffix(suffix)
+    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in stem).strip("-._") or "corpus"
+    return cleaned[:64]
+
+
+def cmd_list(args) -> int:
+    entries = artifacts.list_corpora(args.artifacts)
+    if args.json:
+        print(json.dumps([{"name": e.name, "ok": e.ok, "error": e.error, "counts": (e.manifest or {}).get("counts"),
+                           "created_at": (e.manifest or {}).get("created_at")} for e in entries], indent=2))
+        return 0
+    if not entries:
+        print(f"No corpora in {args.artifacts}. Build one: python -m pipeline build")
+        return 0
+    print(f"{'name':<24} {'papers':>8} {'topics':>7} {'years':>11}  built")
+    for e in entries:
+        if not e.ok:
+            print(f"{e.name:<24} unreadable: {e.error}")
+            continue
+        c = e.manifest.get("counts", {})
+        years = "-".join(str(y) for y in c["years"]) if c.get("years") else "-"
+        print(f"{e.name:<24} {c.get('papers', 0):>8,} {c.get('topics', 0):>7} {years:>11}  {e.manifest.get('created_at', '?')}")
+    return 0
+
+
+def cmd_info(args) -> int:
+    folder = artifacts.corpus_path(args.artifacts, args.name)
+    manifest = artifacts.read_manifest(folder)
+    if args.json:
+        print(json.dumps(manifest, indent=2))
+        return 0
+    c = manifest.get("counts", {})
+    print(f"{manifest['name']}  (build {manifest['build_id']}, {manifest['mode']}, {manifest['created_at']})")
+    print(f"  folder: {folder}")
+    print(f"  papers: {c.get('papers', 0):,} ({c.get('skipped', 0):,} skipped, {c.get('placed', 0):,} placed incrementally)")
+    print(f"  topics: {c.get('topics', 0)}, outliers {c.get('outlier_share', 0):.1%} ({c.get('reassigned', 0):,} placed in nearest topic)")
+    if c.get("years"):
+        print(f"  years: {c['years'][0]}-{c['years'][1]} ({c.get('papers_with_year', 0):,} papers with a year)")
+    print(f"  embedding: {manifest['embedding']['model']} ({manifest['embedding']['backend']}, dim {manifest['embedding']['dim']})")
+    print("  inputs:")
+    for i in manifest.get("inputs", []):
+        print(f"    {i['path']}  {i['format']}, {i['rows_kept']:,}/{i['rows_read']:,} rows kept, sha256 {i['sha256'][:12]}")
+    print("  stages: " + ", ".join(f"{s['name']} {s['seconds']:.1f}s" for s in manifest.get("stages", [])))
+    print(f"  peak memory: {manifest.get('peak_rss_mb', 0):,.0f} MB")
+    print(f"  files: {', '.join(sorted(schema.FILES))}")
+    return 0
+
+
+COMMANDS = {"build": cmd_build, "list": cmd_list, "info": cmd_info}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return COMMANDS[args.command](args)
+    except (PipelineError, artifacts.ArtifactError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: the previous artifacts are unchanged.", file=sys.stderr)
+        return 130

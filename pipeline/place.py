@@ -1,0 +1,66 @@
+"""Placing papers into fitted topics and onto the map from their embeddings alone.
+
+Used by incremental builds (new papers join existing topics) and by the app ("place my abstract",
+similar papers). Numpy only, so the app can import it without the modelling stack.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Temperature of the softmax that turns paper-topic cosine similarities into a distribution.
+DISTRIBUTION_TEMPERATURE = 0.05
+
+
+def topic_distribution(vectors: np.ndarray, topic_embeddings: np.ndarray) -> np.ndarray:
+    """Each paper's distribution over topics: softmax of cosine similarity to topic embeddings.
+
+    Args:
+        vectors: float32 ``(n, dim)`` normalised paper embeddings.
+        topic_embeddings: float32 ``(k, dim)`` normalised topic embeddings.
+
+    Returns:
+        float32 ``(n, k)``, rows sum to 1.
+    """
+    if topic_embeddings.shape[0] == 0:
+        return np.zeros((len(vectors), 0), dtype=np.float32)
+    sims = np.asarray(vectors, dtype=np.float32) @ np.asarray(topic_embeddings, dtype=np.float32).T
+    z = (sims - sims.max(axis=1, keepdims=True)) / DISTRIBUTION_TEMPERATURE
+    e = np.exp(z)
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def nearest(vectors: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndarray | None = None):
+    """The ``k`` most cosine-similar corpus rows for each vector.
+
+    Args:
+        vectors: float32 ``(m, dim)`` normalised.
+        corpus: float32 ``(n, dim)`` normalised (a memory map is fine).
+        k: neighbours wanted.
+        exclude: optional int ``(m,)`` corpus row to leave out for each vector (the paper itself).
+
+    Returns:
+        ``(indices, similarities)``, int64 and float32 ``(m, min(k, n))``, most similar first.
+    """
+    sims = np.asarray(vectors, dtype=np.float32) @ np.asarray(corpus, dtype=np.float32).T
+    if exclude is not None:
+        sims[np.arange(len(sims)), exclude] = -np.inf
+    k = min(k, sims.shape[1] - (0 if exclude is None else 1))
+    if k <= 0:
+        return np.zeros((len(sims), 0), dtype=np.int64), np.zeros((len(sims), 0), dtype=np.float32)
+    part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+    part_sims = np.take_along_axis(sims, part, axis=1)
+    order = np.argsort(-part_sims, axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1), np.take_along_axis(part_sims, order, axis=1)
+
+
+def place_on_map(vectors: np.ndarray, corpus: np.ndarray, corpus_xy: np.ndarray, k: int = 10) -> np.ndarray:
+    """Map positions for new vectors: similarity-weighted mean of their ``k`` nearest papers.
+
+    Returns:
+        float32 ``(m, 2)``.
+    """
+    idx, sims = nearest(vectors, corpus, k)
+    weights = np.clip(sims, 1e-3, None) ** 4  # the closest papers dominate
+    xy = np.asarray(corpus_xy, dtype=np.float32)[idx]
+    return ((xy * weights[..., None]).sum(axis=1) / weights.sum(axis=1, keepdims=True)).astype(np.float32)

@@ -1,0 +1,148 @@
+"""Dimensionality reduction: one kNN graph, then UMAP to 5-d (clustering) and 2-d (the map).
+
+The cosine kNN graph is computed once and handed to both UMAP runs (``precomputed_knn``), which
+saves the nearest-neighbour search of the second run. Up to ``exact_knn_max`` papers the graph is
+exact (blocked matrix products on the normalised embeddings: BLAS uses every core and the result
+is deterministic); beyond that pynndescent approximates it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.config import UmapParams
+
+#: Bump when the reduction's output for the same inputs and params changes.
+REDUCE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Projection:
+    """UMAP output.
+
+    Attributes:
+        cluster: float32 ``(n, params.cluster_dims)``, input of clustering.
+        map: float32 ``(n, 2)``, the topic map.
+        knn_indices: int32 ``(n, k)`` cosine nearest neighbours (self first).
+        knn_dists: float32 ``(n, k)`` their cosine distances.
+    """
+
+    cluster: np.ndarray
+    map: np.ndarray
+    knn_indices: np.ndarray
+    knn_dists: np.ndarray
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, value in asdict(self).items():
+            np.save(folder / f"{name}.npy", value, allow_pickle=False)
+
+    @classmethod
+    def load(cls, folder: Path) -> Projection:
+        return cls(**{name: np.load(folder / f"{name}.npy", allow_pickle=False) for name in cls.__dataclass_fields__})
+
+
+def exact_knn(embeddings: np.ndarray, k: int, block: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+    """Exact cosine kNN of L2-normalised rows, self included as the first neighbour.
+
+    Returns:
+        ``(indices, distances)``, int32 and float32 of shape ``(n, k)``, nearest first.
+    """
+    n = len(embeddings)
+    k = min(k, n)
+    x = np.ascontiguousarray(embeddings, dtype=np.float32)
+    indices = np.empty((n, k), dtype=np.int32)
+    dists = np.empty((n, k), dtype=np.float32)
+    for start in range(0, n, block):
+        sims = x[start : start + block] @ x.T
+        rows = np.arange(len(sims))
+        sims[rows, start + rows] = 2.0  # self first even among exact duplicates
+        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        part_sims = np.take_along_axis(sims, part, axis=1)
+        order = np.argsort(-part_sims, axis=1, kind="stable")
+        indices[start : start + block] = np.take_along_axis(part, order, axis=1)
+        best = np.take_along_axis(part_sims, order, axis=1)
+        best[:, 0] = 1.0
+        dists[start : start + block] = np.clip(1.0 - best, 0.0, 2.0)
+    return indices, dists
+
+
+def knn_graph(embeddings: np.ndarray, params: UmapParams) -> tuple[np.ndarray, np.ndarray]:
+    """Cosine kNN graph for UMAP: exact up to ``params.exact_knn_max`` rows, else pynndescent."""
+    k = min(params.n_neighbors, len(embeddings))
+    if len(embeddings) <= params.exact_knn_max:
+        return exact_knn(embeddings, k)
+    from pynndescent import NNDescent
+
+    index = NNDescent(embeddings, n_neighbors=k, metric="cosine", random_state=params.seed, low_memory=True)
+    idx, dist = index.neighbor_graph
+    return idx.astype(np.int32), dist.astype(np.float32)
+
+
+def _pca(embeddings: np.ndarray, dims: int) -> np.ndarray:
+    """Tiny corpora (too few points for UMAP): PCA, zero-padded to ``dims`` columns."""
+    centred = embeddings - embeddings.mean(axis=0)
+    out = np.zeros((len(embeddings), dims), dtype=np.float32)
+    if len(embeddings) > 1:
+        u, s, _ = np.linalg.svd(centred, full_matrices=False)
+        keep = min(dims, len(s))
+        out[:, :keep] = u[:, :keep] * s[:keep]
+    return out
+
+
+def _umap(embeddings, knn, *, dims: int, min_dist: float, params: UmapParams) -> np.ndarray:
+    from umap import UMAP
+
+    n = len(embeddings)
+    model = UMAP(
+        n_neighbors=knn[0].shape[1],
+        n_components=dims,
+        min_dist=min_dist,
+        metric="cosine",
+        n_epochs=params.n_epochs,
+        random_state=params.seed,
+        precomputed_knn=(knn[0], knn[1], None),
+        low_memory=True,
+        init="spectral" if n > 4 * dims else "random",
+        transform_mode="embedding",
+    )
+    with warnings.catch_warnings():
+        # The precomputed graph has no search index (we never call transform) and random_state
+        # forces one thread; both are intended.
+        warnings.filterwarnings("ignore", message=".*(precomputed_knn|n_jobs|search index|disconnected).*")
+        warnings.filterwarnings("ignore", category=UserWarning, module="umap")
+        out = model.fit_transform(embeddings)
+    return np.asarray(out, dtype=np.float32)
+
+
+def reduce(embeddings: np.ndarray, params: UmapParams) -> Projection:
+    """Project embeddings for clustering and for the map.
+
+    Args:
+        embeddings: float32 ``(n, dim)``, L2-normalised.
+        params: UMAP settings; ``n_neighbors`` is capped at ``n - 1``.
+
+    Returns:
+        The two projections and the kNN graph they were built from.
+    """
+    n = len(embeddings)
+    knn = knn_graph(embeddings, params) if n > 1 else (np.zeros((n, 1), np.int32), np.zeros((n, 1), np.float32))
+    if n < params.min_points_for_umap:
+        cluster = _pca(embeddings, params.cluster_dims)
+        return Projection(cluster, _normalise_map(_pca(embeddings, 2)), knn[0], knn[1])
+    k = min(params.n_neighbors, n - 1)
+    knn_k = (knn[0][:, :k], knn[1][:, :k])
+    cluster = _umap(embeddings, knn_k, dims=params.cluster_dims, min_dist=params.min_dist_cluster, params=params)
+    map_2d = _umap(embeddings, knn_k, dims=2, min_dist=params.min_dist_map, params=params)
+    return Projection(cluster, _normalise_map(map_2d), knn[0], knn[1])
+
+
+def _normalise_map(xy: np.ndarray) -> np.ndarray:
+    """Centre the map and scale it to roughly [-10, 10] so maps of different corpora look alike."""
+    xy = xy - np.median(xy, axis=0)
+    scale = np.percentile(np.abs(xy), 99) if len(xy) else 1.0
+    return (xy * (10.0 / scale if scale > 0 else 1.0)).astype(np.float32)

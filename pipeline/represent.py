@@ -1,0 +1,266 @@
+"""Topic representations with BERTopic in its manual mode.
+
+Our cached stages produce the embeddings, the projection and the clusters; BERTopic receives them
+(precomputed embeddings, a pass-through reduction, ``BaseCluster`` with ``y=labels``) and builds
+c-TF-IDF, KeyBERTInspired and MMR representations, topic embeddings and the hierarchy. BERTopic
+renumbers topics by size: its ``topics_`` are the canonical topic ids everywhere downstream.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline.config import RepresentParams
+from pipeline.labels import TopicTerms, make_labels
+from pipeline.place import topic_distribution
+from pipeline.vocab import DocTerms, make_vectorizer
+
+#: Bump when representations for the same inputs and params change.
+REPRESENT_VERSION = 1
+
+class _Precomputed:
+    """A "dimensionality reduction" that hands BERTopic our cached projection."""
+
+    def __init__(self, reduced: np.ndarray):
+        self.reduced = reduced
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        return self.reduced if len(X) == len(self.reduced) else np.zeros((len(X), self.reduced.shape[1]))
+
+
+def make_backend(embed: Callable[[list[str]], np.ndarray]):
+    """A BERTopic embedding backend over a function (the cached embedder in the pipeline)."""
+    from bertopic.backend import BaseEmbedder
+
+    class _Backend(BaseEmbedder):
+        def embed(self, documents, verbose=False):
+            return embed(list(documents))
+
+    return _Backend()
+
+
+@dataclass
+class TopicModel:
+    """Everything the representation stage produces.
+
+    Attributes:
+        topics: int ``(n,)`` canonical topic per paper.
+        topic_table: one row per topic (see ``schema.TOPIC_COLUMNS``; ``x``/``y``/``coherence``/
+            ``growth`` are filled in by later stages).
+        topic_terms: long table (see ``schema.TOPIC_TERM_COLUMNS``).
+        hierarchy: see ``schema.HIERARCHY_COLUMNS``.
+        topic_embeddings: float32 ``(k, dim)``, rows in ``topic_table`` order.
+        similarity: float32 ``(k, k)`` cosine similarity of topic embeddings.
+        distribution: float32 ``(n, k)`` per-paper topic distribution (rows sum to 1).
+        model: the fitted BERTopic (saved with safetensors).
+    """
+
+    topics: np.ndarray
+    topic_table: pd.DataFrame
+    topic_terms: pd.DataFrame
+    hierarchy: pd.DataFrame
+    topic_embeddings: np.ndarray
+    similarity: np.ndarray
+    distribution: np.ndarray
+    model: object
+
+
+def _hierarchy(model, docs: list[str], n_topics: int) -> pd.DataFrame:
+    columns = ["parent_id", "parent_name", "topics", "left_id", "left_name", "right_id", "right_name", "distance"]
+    if n_topics < 2:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    h = model.hierarchical_topics(docs)
+    out = pd.DataFrame(
+        {
+            "parent_id": h["Parent_ID"].astype(int),
+            "parent_name": h["Parent_Name"].astype(str),
+            "topics": h["Topics"].map(lambda t: [int(x) for x in t]),
+            "left_id": h["Child_Left_ID"].astype(int),
+            "left_name": h["Child_Left_Name"].astype(str),
+            "right_id": h["Child_Right_ID"].astype(int),
+            "right_name": h["Child_Right_Name"].astype(str),
+            "distance": h["Distance"].astype(float),
+        }
+    )
+    return out.sort_values("distance").reset_index(drop=True)
+
+
+def _topic_terms(
+    topic_ids: list[int], doc_topics: np.ndarray, dt: DocTerms, ctfidf, ctfidf_terms: np.ndarray, n_terms: int
+) -> pd.DataFrame:
+    """Top terms per topic by c-TF-IDF and by frequency, with the counts the relevance slider needs."""
+    from scipy import sparse
+
+    vocab = dt.vocabulary
+    k = len(topic_ids)
+    membership = sparse.csr_matrix(
+        (np.ones(len(doc_topics)), ([topic_ids.index(t) for t in doc_topics], np.arange(len(doc_topics)))),
+        shape=(k, len(doc_topics)),
+    )
+    topic_counts = (membership @ dt.counts).toarray().astype(np.float64)  # (k, n_terms)
+    corpus_counts = topic_counts.sum(axis=0)
+    total = corpus_counts.sum() or 1.0
+    # Map BERTopic's c-TF-IDF columns onto our vocabulary (same vectorizer settings, same terms).
+    col_of = np.array([vocab.get(t, -1) for t in ctfidf_terms.tolist()])
+    rows = []
+    for i, topic in enumerate(topic_ids):
+        weights = ctfidf[i].toarray().ravel()
+        by_weight = np.argsort(-weights, kind="stable")[:n_terms]
+        by_weight = by_weight[weights[by_weight] > 0]
+        cols = [c for c in col_of[by_weight] if c >= 0]
+        by_count = np.argsort(-topic_counts[i], kind="stable")[:n_terms]
+        by_count = by_count[topic_counts[i][by_count] > 0]
+        chosen = list(dict.fromkeys(cols + by_count.tolist()))
+        weight_of = {col_of[j]: weights[j] for j in by_weight if col_of[j] >= 0}
+        topic_total = topic_counts[i].sum() or 1.0
+        for c in chosen:
+            rows.append(
+                (
+                    topic,
+                    dt.terms[c],
+                    float(weight_of.get(c, 0.0)),
+                    int(topic_counts[i, c]),
+                    topic_counts[i, c] / topic_total,
+                    corpus_counts[c] / total,
+                )
+            )
+    return pd.DataFrame(rows, columns=["topic", "term", "ctfidf", "count", "p_topic", "p_corpus"]).astype(
+        {"topic": "int32", "count": "int32"}
+    )
+
+
+def fit_topics(
+    docs: list[str],
+    embeddings: np.ndarray,
+    reduced: np.ndarray,
+    labels: np.ndarray,
+    raw_outlier: np.ndarray,
+    doc_ids: list[str],
+    dt: DocTerms,
+    params: RepresentParams,
+    embed: Callable[[list[str]], np.ndarray],
+) -> TopicModel:
+    """Fit BERTopic's representations on precomputed embeddings, projection and clusters.
+
+    Args:
+        docs: cleaned modelling texts, ``(n,)``.
+        embeddings: float32 ``(n, dim)``.
+        reduced: float32 ``(n, d)`` clustering projection.
+        labels: int ``(n,)`` cluster labels (``-1`` outliers, if any were kept).
+        raw_outlier: bool ``(n,)`` papers that clustering left out (reassigned or not).
+        doc_ids: ``(n,)`` paper ids, for representative papers.
+        dt: paper-by-term counts on the same vocabulary.
+        params: representation settings.
+        embed: embeds words and texts (cached) for KeyBERTInspired and MMR.
+    """
+    from bertopic import BERTopic
+    from bertopic.cluster import BaseCluster
+    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    logging.getLogger("BERTopic").setLevel(logging.WARNING)
+    n = len(docs)
+    model = BERTopic(
+        embedding_model=make_backend(embed),
+        umap_model=_Precomputed(reduced),
+        hdbscan_model=BaseCluster(),
+        vectorizer_model=make_vectorizer(ngram_range=params.ngram_range, vocabulary=dt.vocabulary)
+        if len(dt.terms)
+        else make_vectorizer(ngram_range=params.ngram_range),
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
+        representation_model={
+            "KeyBERT": KeyBERTInspired(top_n_words=params.top_n_words, nr_repr_docs=5, nr_candidate_words=40),
+            "MMR": MaximalMarginalRelevance(diversity=params.mmr_diversity, top_n_words=params.top_n_words),
+        },
+        top_n_words=params.top_n_words,
+        calculate_probabilities=False,
+        verbose=False,
+    )
+    topics, _ = model.fit_transform(docs, embeddings=embeddings, y=np.asarray(labels))
+    topics = np.asarray(topics, dtype=np.int64)
+    topic_ids = sorted(t for t in set(topics.tolist()) if t != -1)
+    offset = 1 if -1 in set(topics.tolist()) else 0  # BERTopic puts the outlier topic first
+
+    # Topic embeddings: mean of member embeddings (BERTopic's own), normalised; outlier row dropped.
+    t_emb = np.asarray(model.topic_embeddings_, dtype=np.float32)[offset:]
+    t_emb /= np.clip(np.linalg.norm(t_emb, axis=1, keepdims=True), 1e-12, None)
+    similarity = (t_emb @ t_emb.T).astype(np.float32)
+    distribution = topic_distribution(embeddings, t_emb)
+
+    ctfidf_terms = np.asarray(model.vectorizer_model.get_feature_names_out(), dtype=object)
+    ctfidf = model.c_tf_idf_[offset:]
+    inlier = topics != -1
+    terms_table = _topic_terms(topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored)
+
+    aspects = model.topic_aspects_
+    reps: dict[int, TopicTerms] = {}
+    rows = []
+    ids = np.asarray(doc_ids)
+    for i, topic in enumerate(topic_ids):
+        main = [(w, float(s)) for w, s in model.get_topic(topic) if w]
+        keybert = [w for w, s in aspects.get("KeyBERT", {}).get(topic, []) if w and s > 0]
+        mmr = [w for w, s in aspects.get("MMR", {}).get(topic, []) if w]
+        reps[topic] = TopicTerms(main, keybert, mmr)
+        members = np.flatnonzero(topics == topic)
+        core = members[~raw_outlier[members]] if (~raw_outlier[members]).any() else members
+        centrality = embeddings[core] @ t_emb[i]
+        best = core[np.argsort(-centrality, kind="stable")[: params.n_representative]]
+        rows.append(
+            {
+                "topic": topic,
+                "name": model.topic_labels_.get(topic, str(topic)),
+                "size": len(members),
+                "share": len(members) / n,
+                "keywords": [w for w, _ in main],
+                "keyword_weights": [s for _, s in main],
+                "keybert": keybert,
+                "mmr": mmr,
+                "representative_doc_ids": ids[best].tolist(),
+                "n_reassigned": int(raw_outlier[members].sum()),
+            }
+        )
+    labels_by_topic = make_labels(reps, order=sorted(topic_ids, key=lambda t: -int((topics == t).sum())))
+    table = pd.DataFrame(rows)
+    if len(table):
+        table.insert(1, "label", table["topic"].map(labels_by_topic))
+    hierarchy = _hierarchy(model, docs, len(topic_ids))
+    return TopicModel(topics, table, terms_table, hierarchy, t_emb, similarity, distribution, model)
+
+
+def _subset(dt: DocTerms, mask: np.ndarray) -> DocTerms:
+    return DocTerms(dt.counts[mask], dt.terms)
+
+
+def save_bertopic(model, folder: Path, embedding_model_name: str) -> None:
+    """Save BERTopic with safetensors (never pickle), c-TF-IDF included."""
+    model.save(
+        str(folder),
+        serialization="safetensors",
+        save_ctfidf=True,
+        save_embedding_model=embedding_model_name,
+    )
+
+
+def growth_per_year(topic_years: pd.DataFrame) -> dict[int, float]:
+    """Least-squares slope of each topic's yearly share, in percentage points per year."""
+    out: dict[int, float] = {}
+    for topic, grp in topic_years.groupby("topic"):
+        if grp["year"].nunique() < 2:
+            continue
+        x = grp["year"].to_numpy(dtype=float)
+        y = grp["share"].to_numpy(dtype=float) * 100
+        slope = np.polyfit(x, y, 1)[0]
+        out[int(topic)] = float(slope) if math.isfinite(slope) else 0.0
+    return out
+
+

@@ -1,0 +1,126 @@
+"""The modelling vocabulary: tokenisation, stop words and the paper-by-term count matrix.
+
+One ``CountVectorizer`` configuration serves c-TF-IDF (BERTopic), keyword trends, the relevance
+slider and coherence, so a keyword means the same thing everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+#: Words that carry no topic in an abstract ("we propose a novel method ..."). Added to
+#: scikit-learn's English list; a keyword made of these is never shown.
+ACADEMIC_STOP_WORDS = frozenset(
+    """
+    paper papers propose proposed proposes proposing approach approaches method methods methodology
+    result results show shows showed shown demonstrate demonstrates demonstrated novel new present
+    presents presented introduce introduces introduced based using use used uses work works study
+    studies problem problems task tasks existing state art performance performances achieve achieves
+    achieved significant significantly experiment experiments experimental evaluation evaluate
+    evaluated demonstrating effective effectiveness efficient efficiently framework frameworks
+    model models modeling modelling technique techniques outperform outperforms outperforming
+    improve improves improved improvement improvements provide provides provided propose paper
+    various different large small high low order way ways key main recent recently specifically
+    particular particularly including include includes furthermore moreover additionally however
+    thus therefore extensive extensively comprehensive simple simply important importantly able
+    allow allows allowing given consider considered considers called existing prior previous
+    previously conventional typically commonly widely general generally problem respectively
+    finally firstly second secondly third address addresses addressing aim aims focus focuses
+    leverage leverages leveraging enable enables enabling benchmark benchmarks dataset datasets
+    available code publicly release released github https http www com org html pdf arxiv
+    et al ie eg vs via per non based-on stateoftheart state-of-the-art sota superior
+    better best good strong stronger robust across within without wide range number numbers set sets
+    real world real-world challenging challenge challenges crucial critical fundamental often
+    well known terms term first novel effectively successfully also can may might could would
+    one two three four five many much several often due lead leads led obtain obtained obtaining
+    compared comparison compare compares comparing existing art-of-the significantly
+    """.split()
+)
+
+#: Tokens: start with a letter, at least two characters, hyphenated compounds kept together
+#: ("self-supervised", "gpt-4"); numbers alone never become terms.
+TOKEN_PATTERN = r"(?u)\b[^\W\d_][^\W_]*(?:-[^\W_]+)*\b"
+
+
+def stop_words() -> list[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return sorted(ENGLISH_STOP_WORDS | ACADEMIC_STOP_WORDS)
+
+
+def _analyzer_tokens(token: str) -> bool:
+    return len(token) >= 2 and not token.replace("-", "").isdigit()
+
+
+def make_vectorizer(*, ngram_range=(1, 2), min_df: int = 1, max_df: float = 1.0, vocabulary=None):
+    """The project's CountVectorizer (lowercase, English + academic stop words, 1-2-grams)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return CountVectorizer(
+        lowercase=True,
+        stop_words=stop_words(),
+        token_pattern=TOKEN_PATTERN,
+        ngram_range=tuple(ngram_range),
+        min_df=min_df,
+        max_df=max_df,
+        vocabulary=vocabulary,
+        dtype=np.int32,
+    )
+
+
+def default_min_df(n_docs: int) -> int:
+    """Terms must appear in this many papers to enter the vocabulary."""
+    if n_docs < 200:
+        return 1
+    if n_docs < 2_000:
+        return 2
+    if n_docs < 20_000:
+        return 3
+    return 5
+
+
+@dataclass(frozen=True)
+class DocTerms:
+    """Paper-by-term counts.
+
+    Attributes:
+        counts: int32 CSR ``(n_docs, n_terms)``.
+        terms: str ``(n_terms,)``, sorted.
+    """
+
+    counts: sparse.csr_matrix
+    terms: np.ndarray
+
+    @property
+    def vocabulary(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.terms.tolist())}
+
+    def presence(self) -> sparse.csr_matrix:
+        """Binary version (a paper uses the term or not), int32 CSR."""
+        out = self.counts.copy()
+        out.data[:] = 1
+        return out
+
+
+def doc_terms(texts: list[str], *, ngram_range=(1, 2), min_df: int | None = None) -> DocTerms:
+    """Count terms in each text (cleaned modelling text).
+
+    Terms that fail ``_analyzer_tokens`` (too short, digits only) are dropped; so are terms used
+    by more than 60% of papers (they separate nothing) when the corpus has 20 papers or more.
+    """
+    n = len(texts)
+    vec = make_vectorizer(
+        ngram_range=ngram_range,
+        min_df=min(min_df or default_min_df(n), max(n, 1)),
+        max_df=0.6 if n >= 20 else 1.0,
+    )
+    try:
+        counts = vec.fit_transform(texts)
+    except ValueError:  # empty vocabulary (e.g. every word is a stop word)
+        return DocTerms(sparse.csr_matrix((n, 0), dtype=np.int32), np.array([], dtype=object))
+    terms = vec.get_feature_names_out()
+    keep = np.array([all(_analyzer_tokens(t) for t in term.split()) for term in terms], dtype=bool)
+    return DocTerms(counts[:, keep].tocsr(), terms[keep])
