@@ -1,0 +1,271 @@
+"""Unit tests of the pipeline stages on small synthetic inputs (no model, no UMAP compile)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import artifacts, schema
+from pipeline.cluster import cluster, merge_to, reassign_outliers, resolve_params
+from pipeline.config import ClusterParams, EmbedParams, UmapParams
+from pipeline.embed import EmbeddingStore, HashingEncoder, embed_texts, text_hash
+from pipeline.labels import TopicTerms, is_generic, make_labels
+from pipeline.place import nearest, place_on_map, topic_distribution
+from pipeline.reduce import exact_knn, reduce
+from pipeline.trends import compute_trends
+from pipeline.vocab import doc_terms
+
+
+def _unit(x):
+    x = np.asarray(x, dtype=np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def _blobs(n_per=30, k=4, dim=16, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(k, dim)) * 5
+    x = np.concatenate([c + rng.normal(size=(n_per, dim)) for c in centres])
+    return _unit(x), np.repeat(np.arange(k), n_per)
+
+
+# --- embedding store -------------------------------------------------------------------------
+
+
+class CountingEncoder(HashingEncoder):
+    key = "counting-test"
+
+    def __init__(self):
+        super().__init__()
+        self.seen: list[str] = []
+
+    def encode(self, texts, progress=None):
+        self.seen.extend(texts)
+        return super().encode(texts, progress)
+
+
+def test_embed_texts_computes_only_unseen_texts(tmp_path):
+    enc = CountingEncoder()
+    first = embed_texts(["alpha beta", "gamma delta", "alpha beta"], EmbedParams(), tmp_path, encoder=enc)
+    assert first.computed == 3 and first.cached == 0
+    assert enc.seen == ["alpha beta", "gamma delta"]  # the duplicate text is embedded once
+    np.testing.assert_allclose(first.vectors[0], first.vectors[2])
+    second = embed_texts(["gamma delta", "new text here"], EmbedParams(), tmp_path, encoder=enc)
+    assert second.cached == 1 and second.computed == 1
+    assert enc.seen[-1] == "new text here"
+    np.testing.assert_allclose(second.vectors[0], first.vectors[1], atol=1e-6)
+
+
+def test_store_ignores_a_damaged_cache(tmp_path):
+    store = EmbeddingStore(tmp_path, "k")
+    store.add([text_hash("a"), text_hash("b")], np.eye(2, 4, dtype=np.float32))
+    found, vecs = store.lookup([text_hash("b"), text_hash("zz")])
+    assert found.tolist() == [True, False]
+    np.testing.assert_allclose(vecs[0], [0, 1, 0, 0])
+    (tmp_path / "k" / "vectors.npy").write_bytes(b"garbage")
+    found, _ = store.lookup([text_hash("a")])
+    assert not found.any()
+
+
+def test_hashing_encoder_is_deterministic_and_normalised():
+    enc = HashingEncoder()
+    a = enc.encode(["graph neural networks for molecules", "graph neural networks for molecules"])
+    b = enc.encode(["sparse attention in transformers"])
+    np.testing.assert_allclose(a[0], a[1])
+    assert abs(np.linalg.norm(a[0]) - 1) < 1e-5
+    assert float(a[0] @ a[1]) > float(a[0] @ b[0])
+
+
+# --- reduction and clustering ----------------------------------------------------------------
+
+
+def test_exact_knn_matches_brute_force_and_puts_self_first():
+    x, _ = _blobs(n_per=20, k=3)
+    idx, dist = exact_knn(x, 5, block=7)
+    sims = x @ x.T
+    for i in range(len(x)):
+        assert idx[i, 0] == i and dist[i, 0] == 0
+        expected = set(np.argsort(-sims[i])[:5].tolist())
+        assert set(idx[i].tolist()) == expected
+    assert (np.diff(dist, axis=1) >= -1e-6).all()
+
+
+def test_reduce_tiny_corpus_uses_pca_without_error():
+    x, _ = _blobs(n_per=2, k=2)
+    proj = reduce(x, UmapParams())
+    assert proj.cluster.shape == (4, 5) and proj.map.shape == (4, 2)
+    assert np.isfinite(proj.map).all()
+    single = reduce(x[:1], UmapParams())
+    assert single.map.shape == (1, 2)
+
+
+def test_cluster_separates_blobs_and_reassigns_outliers():
+    x, truth = _blobs(n_per=40, k=4)
+    result = cluster(x, x, ClusterParams(min_cluster_size=10))
+    assert result.n_clusters == 4
+    assert (result.labels != -1).all()
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(truth, result.labels) > 0.95
+
+
+def test_reassign_outliers_uses_the_nearest_centroid():
+    emb = _unit([[1, 0], [1, 0.1], [0, 1], [0.1, 1], [0.9, 0.2]])
+    labels = np.array([0, 0, 1, 1, -1])
+    assert reassign_outliers(labels, emb).tolist() == [0, 0, 1, 1, 0]
+
+
+def test_merge_to_caps_the_topic_count():
+    x, _ = _blobs(n_per=10, k=6)
+    labels = np.repeat(np.arange(6), 10)
+    merged = merge_to(labels, x, 3)
+    assert len(set(merged.tolist())) == 3
+    # Papers of one original cluster stay together.
+    for c in range(6):
+        assert len(set(merged[labels == c].tolist())) == 1
+
+
+def test_cluster_params_adapt_to_corpus_size():
+    small, large = resolve_params(ClusterParams(), 38), resolve_params(ClusterParams(), 18_682)
+    assert small.min_cluster_size < large.min_cluster_size
+    assert resolve_params(ClusterParams(min_cluster_size=7), 10_000).min_cluster_size == 7
+
+
+# --- vocabulary, labels, trends --------------------------------------------------------------
+
+
+def test_vocabulary_drops_numbers_stop_words_and_keeps_compounds():
+    texts = [
+        "We propose a novel self-supervised method with 2023 results on 10 datasets.",
+        "Self-supervised learning of graph neural networks improves 3 benchmarks.",
+        "Graph neural networks meet self-supervised pretraining.",
+    ]
+    dt = doc_terms(texts, min_df=1)
+    terms = set(dt.terms.tolist())
+    assert "self-supervised" in terms and "graph neural" in terms
+    assert not any(t.replace(" ", "").isdigit() for t in terms)
+    for generic in ("propose", "novel", "method", "results", "we", "the"):
+        assert generic not in terms
+
+
+def test_labels_are_unique_readable_and_not_generic():
+    reps = {
+        0: TopicTerms([("diffusion", 0.9), ("sampling", 0.7), ("diffusion sampling", 0.6), ("score", 0.5)], ["diffusion"]),
+        1: TopicTerms([("diffusion", 0.8), ("sampling", 0.6), ("diffusion sampling", 0.5), ("guidance", 0.4)]),
+        2: TopicTerms([("method", 0.9), ("results", 0.8), ("graph", 0.7), ("graph neural", 0.65), ("molecules", 0.3)]),
+        3: TopicTerms([("paper", 0.9), ("propose", 0.8)]),
+    }
+    labels = make_labels(reps)
+    assert len(set(labels.values())) == 4
+    assert labels[0] == "diffusion sampling"
+    assert labels[2] == "graph neural"
+    for label in labels.values():
+        assert 1 <= len(label.replace(",", " ").split()) <= 6
+    assert not is_generic(labels[1])
+
+
+def test_trends_normalise_by_year_and_never_leak_later_vocabulary():
+    texts = ["transformers attention heads"] * 2 + ["kernel machines margin"] * 3 + ["transformers scaling laws"] * 5
+    years = pd.Series([2019, 2019, 2019, 2019, 2019, 2023, 2023, 2023, 2023, 2023], dtype="Int16")
+    topics = np.array([0, 0, 1, 1, 1, 0, 0, 0, 0, 0])
+    dt = doc_terms(texts, min_df=1)
+    tr = compute_trends(years, topics, dt)
+    assert tr.years.set_index("year")["n_papers"].to_dict() == {2019: 5, 2023: 5}
+    ky = tr.keyword_years
+    scaling = ky[ky["term"] == "scaling"]
+    assert scaling["year"].tolist() == [2023]  # absent, not zero-filled from later years
+    tf = ky[(ky["term"] == "transformers")].set_index("year")
+    assert tf.loc[2019, "df"] == 2 and tf.loc[2019, "share"] == pytest.approx(0.4)
+    assert tf.loc[2023, "share"] == pytest.approx(1.0)
+    ty = tr.topic_years.set_index(["topic", "year"])
+    assert ty.loc[(0, 2019), "share"] == pytest.approx(0.4)
+    assert ty.loc[(1, 2023), "n"] == 0
+
+
+def test_trends_without_years_are_empty_but_terms_remain():
+    dt = doc_terms(["alpha beta gamma", "beta gamma delta"], min_df=1)
+    tr = compute_trends(pd.Series([None, None], dtype="Int16"), np.array([0, 0]), dt)
+    assert tr.years.empty and tr.keyword_years.empty and tr.topic_years.empty
+    assert tr.terms.set_index("term").loc["beta", "df"] == 2
+
+
+# --- placement -------------------------------------------------------------------------------
+
+
+def test_placement_helpers():
+    corpus = _unit(np.eye(4) + 0.01)
+    xy = np.array([[0, 0], [10, 0], [0, 10], [10, 10]], dtype=np.float32)
+    dist = topic_distribution(corpus, corpus[:2])
+    np.testing.assert_allclose(dist.sum(axis=1), 1, rtol=1e-5)
+    assert dist[0].argmax() == 0 and dist[1].argmax() == 1
+    idx, sims = nearest(corpus[:2], corpus, 2, exclude=np.array([0, 1]))
+    assert 0 not in idx[0] and 1 not in idx[1]
+    pos = place_on_map(corpus[3:4], corpus, xy, k=2)
+    assert np.linalg.norm(pos[0] - xy[3]) < 3
+
+
+# --- artifacts -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["../../etc", "..", "a/b", "", ".hidden", "x" * 65, "a b", "/etc/passwd"])
+def test_bad_corpus_names_are_refused(tmp_path, name):
+    with pytest.raises(artifacts.ArtifactError):
+        artifacts.corpus_path(tmp_path, name)
+
+
+def test_a_link_leaving_the_artifacts_folder_is_refused(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "evil").symlink_to(outside)
+    with pytest.raises(artifacts.ArtifactError, match="outside"):
+        artifacts.corpus_path(root, "evil")
+
+
+def _fake_build(root, name, manifest=None):
+    folder = artifacts.new_build_dir(root, name)
+    artifacts.write_json(folder / schema.MANIFEST, manifest or {"schema_version": schema.SCHEMA_VERSION, "name": name})
+    return folder
+
+
+def test_publish_swaps_builds_and_removes_the_old_one(tmp_path):
+    first = _fake_build(tmp_path, "c")
+    artifacts.publish(tmp_path, "c", first)
+    assert artifacts.corpus_path(tmp_path, "c") == first.resolve()
+    second = _fake_build(tmp_path, "c")
+    artifacts.publish(tmp_path, "c", second)
+    assert artifacts.corpus_path(tmp_path, "c") == second.resolve()
+    assert not first.exists()
+
+
+def test_list_corpora_reports_broken_ones_and_keeps_the_rest(tmp_path):
+    artifacts.publish(tmp_path, "good", _fake_build(tmp_path, "good"))
+    artifacts.publish(tmp_path, "old", _fake_build(tmp_path, "old", {"schema_version": 0}))
+    bad = _fake_build(tmp_path, "bad")
+    (bad / schema.MANIFEST).write_text("{not json")
+    artifacts.publish(tmp_path, "bad", bad)
+    entries = {e.name: e for e in artifacts.list_corpora(tmp_path)}
+    assert entries["good"].ok
+    assert "schema" in entries["old"].error and "Rebuild" in entries["old"].error
+    assert "damaged" in entries["bad"].error
+
+
+def test_build_lock_refuses_a_second_build(tmp_path):
+    with artifacts.build_lock(tmp_path, "c"), pytest.raises(artifacts.ArtifactError, match="another build"):
+        with artifacts.build_lock(tmp_path, "c"):
+            pass
+
+
+def test_read_array_never_unpickles(tmp_path):
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(artifacts.ArtifactError, match="damaged"):
+        artifacts.read_array(tmp_path, "obj.npy")
+
+
+def test_write_json_is_atomic_and_readable(tmp_path):
+    artifacts.write_json(tmp_path / "m.json", {"a": 1})
+    assert json.loads((tmp_path / "m.json").read_text()) == {"a": 1}
+    assert not list(tmp_path.glob(".*tmp"))
