@@ -1,0 +1,621 @@
+"""Input files -> papers: recognise columns, check every row, dedupe, give ids and titles.
+
+Reading and parsing each format is ``pipeline.readers``'s job; this stage turns its tables into one
+table of papers. Problems are handled at three levels:
+
+* a row that cannot be a paper is skipped, and a field that had to be dropped or fixed is changed;
+  both get a row in ``IngestResult.report`` (columns ``schema.INGEST_REPORT_COLUMNS``);
+* a file that cannot be used at all raises ``InputError`` naming the file, what was expected and
+  what was found (with several files, one unusable file stops the whole ingest);
+* nothing else raises: good rows always survive bad neighbours.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.clean import clean_text, normalize_display
+from pipeline.config import IngestParams
+from pipeline.errors import InputError
+from pipeline.readers import (
+    FORMATS,
+    ROLES,
+    YEAR_IN_TEXT,
+    Table,
+    detect_format,
+    find_column,
+    gunzip,
+    parse_table,
+    read_bytes,
+)
+from pipeline.schema import INGEST_REPORT_COLUMNS
+from pipeline.titles import title_from_clean_text
+
+__all__ = ["FORMATS", "PAPER_COLUMNS", "IngestResult", "InputInfo", "detect_format", "ingest"]
+
+ProgressFn = Callable[[int, int], None]
+
+#: Columns of ``IngestResult.papers``, in order (``schema.PAPER_COLUMNS`` minus what later stages add).
+PAPER_COLUMNS = [
+    "doc_id",
+    "title",
+    "title_derived",
+    "abstract",
+    "model_text",
+    "year",
+    "venue",
+    "authors",
+    "url",
+    "source_id",
+    "label",
+    "keywords",
+    "source_file",
+    "source_row",
+    "extra",
+]
+REPORT_COLUMNS = list(INGEST_REPORT_COLUMNS)
+
+#: model_text is cut to this many characters; the display abstract is kept whole.
+MAX_MODEL_CHARS = 20_000
+
+
+_CHUNK = 2000  # rows cleaned between progress calls
+_MISSING_WORDS = frozenset({"", "nan", "none", "null", "n/a", "na", "-", "--", "unknown", "?"})
+_NOT_URL_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_NON_ALNUM = re.compile(r"[\W_]+")
+_ASCII_NON_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
+
+
+@dataclass(frozen=True)
+class InputInfo:
+    """One input file, as recorded in the manifest.
+
+    Attributes:
+        path: the path as given.
+        sha256: hash of the file's bytes (compressed bytes for ``.gz``).
+        bytes: size of the file.
+        format: "text", "csv", "tsv", "json", "jsonl" or "parquet", with ".gz" when gzipped.
+        encoding: the text encoding used ("utf-8", "utf-8-sig", "utf-16", "cp1252", ...; "binary"
+            for Parquet).
+        rows_read: records found (paragraphs for text files, lines for JSON Lines).
+        rows_kept: papers kept from this file.
+        columns: role (abstract, title, year, ...) -> the source column used for it.
+    """
+
+    path: str
+    sha256: str
+    bytes: int
+    format: str
+    encoding: str
+    rows_read: int
+    rows_kept: int
+    columns: dict[str, str]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class IngestResult:
+    """What ``ingest`` returns.
+
+    Attributes:
+        papers: one row per kept paper; columns ``PAPER_COLUMNS`` in that order, ``doc_id`` unique.
+        report: one row per skipped or changed input row; columns ``source_file, source_row, action,
+            reason, detail`` (``source_row`` 0 is about the whole file).
+        inputs: one ``InputInfo`` per input file, in the order given.
+    """
+
+    papers: pd.DataFrame
+    report: pd.DataFrame
+    inputs: list[InputInfo]
+
+    def summary(self) -> dict[str, int]:
+        """Counts: files, read, kept, skipped, changed, then one count per reason."""
+        action = self.report["action"]
+        counts = {
+            "files": len(self.inputs),
+            "read": sum(info.rows_read for info in self.inputs),
+            "kept": len(self.papers),
+            "skipped": int((action == "skipped").sum()),
+            "changed": int((action == "changed").sum()),
+        }
+        for reason, n in self.report["reason"].value_counts(sort=True).items():
+            counts[str(reason)] = int(n)
+        return counts
+
+
+# ---------------------------------------------------------------------------------------------
+# Columns and values
+# ---------------------------------------------------------------------------------------------
+
+
+def _resolve_columns(path: Path, frame: pd.DataFrame, params: IngestParams) -> dict[str, str]:
+    """Role -> source column: explicit names from ``params.columns`` first, then common names."""
+    columns = [str(c) for c in frame.columns]
+    found: dict[str, str] = {}
+    for role in ROLES:
+        wanted = getattr(params.columns, role)
+        if wanted is None:
+            continue
+        match = (
+            wanted if wanted in columns else next((c for c in columns if c.lower() == wanted.lower()), None)
+        )
+        if match is None:
+            raise InputError(
+                f"{path}: has no column {wanted!r} (given for the {role}); its columns are: {_names(columns)}."
+            )
+        found[role] = match
+    for role in ROLES:
+        if role not in found:
+            col = find_column(columns, role, frozenset(found.values()))
+            if col is not None:
+                found[role] = col
+    if "abstract" not in found:
+        hint = ""
+        lengths = {c: _mean_words(frame[c].head(200)) for c in columns[:50]}
+        longest = max(lengths, key=lengths.__getitem__, default=None)
+        if longest is not None and lengths[longest] >= 15:
+            hint = f" The column {longest!r} holds long texts (about {lengths[longest]:.0f} words): is it the abstract?"
+        raise InputError(
+            f"{path}: found no abstract column; expected one named abstract, summary, text or description. "
+            f"Its columns are: {_names(columns)}. Map one with --abstract-column NAME.{hint}"
+        )
+    return found
+
+
+def _names(columns: list[str], limit: int = 30) -> str:
+    """Column names for a message: each cut to 40 characters, at most ``limit`` of them."""
+    shown = [c if len(c) <= 40 else c[:39] + "…" for c in columns[:limit]]
+    more = f", … ({len(columns) - limit} more)" if len(columns) > limit else ""
+    return ", ".join(shown) + more if shown else "(none)"
+
+
+def _mean_words(values: pd.Series) -> float:
+    texts = [len(t.split()) for t in _texts(values) if isinstance(t, str)]
+    return sum(texts) / len(texts) if texts else 0.0
+
+
+def _value_text(value: Any, sep: str) -> str | None:
+    """One input value as display text (lists joined with ``sep``), or None when missing."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, str):
+        value = value.replace("\x00", "").strip()
+        return value if value.lower() not in _MISSING_WORDS else None
+    if isinstance(value, float | np.floating):
+        if math.isnan(value):
+            return None
+        return str(int(value)) if float(value).is_integer() else str(value)
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, list | tuple):
+        parts = [_value_text(v.get("name", v) if isinstance(v, dict) else v, sep) for v in value]
+        joined = sep.join(p for p in parts if p)
+        return joined or None
+    if isinstance(value, dict):
+        return json.dumps(_jsonable(value), ensure_ascii=False)
+    if isinstance(value, np.generic):
+        return _value_text(value.item(), sep)
+    if isinstance(value, datetime | date | pd.Timestamp):
+        return value.isoformat()
+    return str(value).strip() or None
+
+
+def _texts(values: pd.Series, sep: str = "; ") -> pd.Series:
+    """A column as stripped text with missing values as NaN (dtype str)."""
+    if isinstance(values.dtype, pd.StringDtype):
+        out = values.str.replace("\x00", "", regex=False).str.strip()
+        return out.where(~out.str.lower().isin(_MISSING_WORDS))
+    return pd.Series([_value_text(v, sep) for v in values], index=values.index, dtype="str")
+
+
+def _parse_years(values: pd.Series) -> tuple[pd.Series, pd.Series]:
+    """Years as Int16 and a mask of non-empty values that are not a year (1800-2100)."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        years = values.dt.year.astype("Float64")
+        bad = pd.Series(False, index=values.index)
+    else:
+        text = _texts(values)
+        years = text.str.extract(YEAR_IN_TEXT, expand=False).astype("Float64")
+        bad = text.notna() & years.isna()
+    out_of_range = years.notna() & ((years < 1800) | (years > 2100))
+    years = years.mask(out_of_range)
+    return years.astype("Int16"), bad | out_of_range
+
+
+def _jsonable(value: Any) -> Any:
+    """A value JSON can hold: NaN -> None, arrays -> lists, dates -> ISO strings."""
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, np.ndarray | list | tuple):
+        return [_jsonable(v) for v in (value.tolist() if isinstance(value, np.ndarray) else value)]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.generic):
+        return _jsonable(value.item())
+    if value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, datetime | date | pd.Timestamp):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _extra(frame: pd.DataFrame, names: list[str]) -> list[str]:
+    """The other columns of each row as a JSON object string."""
+    if not names:
+        return ["{}"] * len(frame)
+    columns = []
+    for name in names:
+        col = frame[name]
+        if isinstance(col.dtype, pd.StringDtype):
+            # CSV has no null: an empty field is as missing as JSON's null.
+            columns.append([v if isinstance(v, str) and v else None for v in col])
+        else:
+            columns.append([_jsonable(v) for v in col])
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    return [dumps(dict(zip(names, row, strict=True))) for row in zip(*columns, strict=True)]
+
+
+# ---------------------------------------------------------------------------------------------
+# One file -> candidate papers
+# ---------------------------------------------------------------------------------------------
+
+
+def _standardise(
+    path: Path, label: str, table: Table, params: IngestParams
+) -> tuple[pd.DataFrame, dict[str, str], list[tuple[int, str, str, str]]]:
+    """A parsed table -> one row per input row with the papers' fields, before row checks."""
+    frame = table.frame
+    report = list(table.report)
+    columns = table.columns or _resolve_columns(path, frame, params)
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    out["source_row"] = table.rows.astype(np.int64)
+    out["abstract"] = _texts_for_display(frame[columns["abstract"]]).array
+    if "title" in columns and columns["title"] in frame:
+        titles = _texts(frame[columns["title"]])
+        out["given_title"] = pd.array(
+            [" ".join(normalize_display(t).split()) if isinstance(t, str) else None for t in titles],
+            dtype="str",
+        )
+    else:
+        out["given_title"] = pd.array([None] * len(frame), dtype="str")
+    if "year" in columns and columns["year"] in frame:
+        years, bad = _parse_years(frame[columns["year"]])
+        raw = frame[columns["year"]]
+        for i in np.flatnonzero(bad.to_numpy()):
+            report.append(
+                (
+                    int(table.rows[i]),
+                    "changed",
+                    "bad_year",
+                    f"year {str(raw.iloc[i])[:40]!r} is not a year; kept without one",
+                )
+            )
+        out["year"] = years.array
+    else:
+        out["year"] = pd.array([pd.NA] * len(frame), dtype="Int16")
+    file_year = table.defaults.get("year", params.year)
+    if file_year is not None:
+        out["year"] = out["year"].fillna(file_year)
+    for role, target in (
+        ("venue", "venue"),
+        ("authors", "authors"),
+        ("url", "url"),
+        ("id", "source_id"),
+        ("label", "label"),
+        ("keywords", "keywords"),
+    ):
+        if role in columns and columns[role] in frame:
+            out[target] = _texts(frame[columns[role]]).array
+        else:
+            out[target] = pd.array([None] * len(frame), dtype="str")
+    venue = table.defaults.get("venue", params.venue)
+    if venue is not None:
+        out["venue"] = out["venue"].fillna(venue)
+    used = set(columns.values())
+    out["extra"] = _extra(frame, [c for c in frame.columns if c not in used])
+    out["source_file"] = label
+    return out, columns, report
+
+
+def _texts_for_display(values: pd.Series) -> pd.Series:
+    """Abstract values as display text ("" when missing); a list of paragraphs is joined by blank lines."""
+    texts = _texts(values, sep="\n\n")
+    return pd.Series([normalize_display(t) if isinstance(t, str) else "" for t in texts], dtype="str")
+
+
+# ---------------------------------------------------------------------------------------------
+# All files -> papers
+# ---------------------------------------------------------------------------------------------
+
+
+def _near_key(text: str) -> str:
+    """The text lower-cased without anything but letters and digits (near-duplicate key)."""
+    lower = text.lower()
+    if lower.isascii():  # most abstracts: bytes.translate is many times faster than the regex
+        return lower.encode().translate(None, _ASCII_NON_ALNUM).decode()
+    return _NON_ALNUM.sub("", lower)
+
+
+def _hash_id(title: str | None, abstract: str) -> str:
+    return "p" + hashlib.blake2b(f"{title or ''}\n{abstract}".encode(), digest_size=5).hexdigest()
+
+
+def _check_rows(
+    frame: pd.DataFrame, cleaned: pd.Series, params: IngestParams
+) -> tuple[pd.Series, list[tuple[int, str, str, str]]]:
+    """Skip empty or short abstracts; returns the cleaned abstracts of usable rows (NaN elsewhere)."""
+    n_words = pd.Series([len(c.split()) for c in cleaned], index=cleaned.index)
+    abstracts = frame["abstract"]
+    empty = (abstracts.str.len() == 0) | (n_words == 0)
+    short = ~empty & (n_words < params.min_words)
+    report = []
+    for i in np.flatnonzero(empty.to_numpy()):
+        had_text = len(abstracts.iat[i]) > 0
+        detail = "abstract has no words once markup is removed" if had_text else "abstract is empty"
+        report.append((int(frame["source_row"].iat[i]), "skipped", "empty_abstract", detail))
+    for i in np.flatnonzero(short.to_numpy()):
+        detail = (
+            f"abstract has {n_words.iat[i]} word(s), fewer than {params.min_words} "
+            f"(lower the minimum with --min-words): {abstracts.iat[i][:60]!r}"
+        )
+        report.append((int(frame["source_row"].iat[i]), "skipped", "short_abstract", detail))
+    return cleaned.where(~(empty | short)), report
+
+
+def _no_usable_rows(path: Path, n: int, report: list[tuple[int, str, str, str]], columns: dict) -> InputError:
+    reasons = pd.Series([r[2] for r in report if r[1] == "skipped"]).value_counts()
+    why = ", ".join(f"{k} {v}" for k, v in reasons.items()) or "no rows"
+    skipped = sorted((r for r in report if r[1] == "skipped"), key=lambda r: r[0])
+    first = f" First problem, row {skipped[0][0]}: {skipped[0][3]}." if skipped else ""
+    hint = ""
+    if "abstract" in columns:
+        hint = (
+            f" The abstract column used is {columns['abstract']!r}: map another one with --abstract-column NAME,"
+            " or lower --min-words."
+        )
+    return InputError(f"{path}: none of its {n} rows can be used ({why}).{first}{hint}")
+
+
+@dataclass
+class _File:
+    """One input file read and standardised (see ``_standardise``), before its rows are checked."""
+
+    path: Path
+    label: str
+    frame: pd.DataFrame | None
+    columns: dict[str, str]
+    report: list[tuple[int, str, str, str]]
+    info: dict[str, Any]
+
+
+def _read(path: Path, label: str, params: IngestParams) -> _File:
+    raw = read_bytes(path)
+    if not raw:
+        raise InputError(f"{path}: is empty (0 bytes); expected abstracts.")
+    fmt = detect_format(path)
+    data = gunzip(path, raw) if fmt.endswith(".gz") else raw
+    if not data.strip():
+        raise InputError(f"{path}: is empty (no content after decompressing); expected abstracts.")
+    table = parse_table(path, fmt, data)
+    if table.frame.empty:
+        raise _no_usable_rows(path, table.rows_read, table.report, {})
+    frame, columns, report = _standardise(path, label, table, params)
+    info = dict(
+        path=str(path),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        bytes=len(raw),
+        format=fmt,
+        encoding=table.encoding,
+        rows_read=table.rows_read,
+        columns=dict(columns),
+    )
+    return _File(path, label, frame, columns, report, info)
+
+
+def ingest(
+    paths: Sequence[str | Path],
+    params: IngestParams = IngestParams(),
+    *,
+    progress: ProgressFn | None = None,
+) -> IngestResult:
+    """Read input files into one table of papers, with a report of every row skipped or changed.
+
+    Args:
+        paths: input files (text, CSV, TSV, JSON, JSON Lines, Parquet; each may be gzipped).
+        params: column names, minimum words, dedupe, default venue and year.
+        progress: called as ``progress(rows_done, rows_total)`` while abstracts are cleaned (the
+            slow part), and once more with ``(total, total)`` when the papers are assembled.
+
+    Returns:
+        ``IngestResult`` with ``papers`` (columns ``PAPER_COLUMNS``), ``report`` and one
+        ``InputInfo`` per file.
+
+    Raises:
+        InputError: a file is missing, empty, binary, has no abstract column or no usable row. The
+            message names the file and says what to do.
+    """
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    if not paths:
+        raise InputError("no input files given; expected one or more files of abstracts.")
+    paths = [Path(p) for p in paths]
+    names = [p.name for p in paths]
+    labels = [str(p) if names.count(p.name) > 1 else p.name for p in paths]
+
+    # Read and parse every file first (fast), so a broken file fails before the slow text cleaning.
+    files = [_read(path, label, params) for path, label in zip(paths, labels, strict=True)]
+    total = sum(len(f.frame) for f in files)
+    done = 0
+    frames, reports = [], []
+    for k, file in enumerate(files):
+        cleaned = []
+        for start in range(0, len(file.frame), _CHUNK):
+            cleaned += [clean_text(a) for a in file.frame["abstract"].iloc[start : start + _CHUNK]]
+            done += min(_CHUNK, len(file.frame) - start)
+            if progress:
+                progress(done, total)
+        cleaned = pd.Series(cleaned, index=file.frame.index, dtype="str")
+        usable, row_report = _check_rows(file.frame, cleaned, params)
+        file.report += row_report
+        if usable.notna().sum() == 0:
+            raise _no_usable_rows(file.path, file.info["rows_read"], file.report, file.columns)
+        frames.append(file.frame.assign(_clean=usable, _file=k))
+        reports.append(
+            pd.DataFrame(file.report, columns=["source_row", "action", "reason", "detail"]).assign(
+                source_file=file.label, _file=k
+            )
+        )
+        file.frame = None  # the papers frame holds the rows from here on
+
+    papers, extra_report = _assemble(pd.concat(frames, ignore_index=True), params)
+    report = pd.concat([*reports, extra_report], ignore_index=True)
+    report = report.sort_values(["_file", "source_row"], kind="stable").reset_index(drop=True)
+    report = report[REPORT_COLUMNS].astype({c: "str" for c in REPORT_COLUMNS if c != "source_row"})
+    report["source_row"] = report["source_row"].astype(np.int32)
+    kept = papers["source_file"].value_counts()
+    inputs = [InputInfo(**f.info, rows_kept=int(kept.get(f.label, 0))) for f in files]
+    if progress:
+        progress(total, total)
+    return IngestResult(papers=papers, report=report, inputs=inputs)
+
+
+def _duplicates(frame: pd.DataFrame) -> list[tuple[int, str, int]]:
+    """Rows repeating an earlier row's abstract, exactly or up to case and punctuation.
+
+    Returns:
+        (row, "duplicate" or "near_duplicate", row of the first paper with that abstract).
+    """
+    abstracts = frame["abstract"]
+    near_key = pd.Series([_near_key(a) for a in abstracts], dtype="str")
+    exact = abstracts.duplicated(keep="first").to_numpy()
+    near = near_key.duplicated(keep="first").to_numpy() & ~exact
+    positions = pd.Series(np.arange(len(frame)))
+    first_exact = positions.groupby(abstracts.to_numpy(), sort=False).transform("first").to_numpy()
+    first_near = positions.groupby(near_key.to_numpy(), sort=False).transform("first").to_numpy()
+    drops = [(int(i), "duplicate", int(first_exact[i])) for i in np.flatnonzero(exact)]
+    drops += [(int(i), "near_duplicate", int(first_near[i])) for i in np.flatnonzero(near)]
+    return drops
+
+
+def _unique_ids(ids: np.ndarray, keep: np.ndarray) -> dict[int, tuple[str, int]]:
+    """New ids for kept rows reusing an earlier kept row's id: "-2", "-3", ... (never an id in use).
+
+    Returns:
+        row -> (new id, row that holds the id first).
+    """
+    taken = set(ids[keep])
+    first_with: dict[str, int] = {}
+    suffix: dict[str, int] = {}
+    renamed = {}
+    for i in np.flatnonzero(keep & pd.Series(ids).duplicated(keep=False).to_numpy()):
+        base = ids[i]
+        if base not in first_with:
+            first_with[base] = int(i)
+            continue
+        n = suffix.get(base, 2)
+        while f"{base}-{n}" in taken:
+            n += 1
+        suffix[base] = n + 1
+        taken.add(f"{base}-{n}")
+        renamed[int(i)] = (f"{base}-{n}", first_with[base])
+    return renamed
+
+
+def _assemble(frame: pd.DataFrame, params: IngestParams) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Candidate rows of all files -> papers: dedupe, unique ids, titles, model text."""
+    frame = frame[frame["_clean"].notna()].reset_index(drop=True)
+    files = frame["source_file"].to_numpy()
+    file_order = frame["_file"].to_numpy()
+    rows = frame["source_row"].to_numpy()
+    report: list[tuple] = []
+
+    def add(i: int, action: str, reason: str, detail: str) -> None:
+        report.append((files[i], file_order[i], int(rows[i]), action, reason, detail))
+
+    sanitised = frame["source_id"].str.replace(_NOT_URL_SAFE, "-", regex=True)
+    hashed = [_hash_id(t, a) for t, a in zip(frame["given_title"].fillna(""), frame["abstract"], strict=True)]
+    ids = sanitised.where(sanitised.str.len() > 0, pd.Series(hashed, dtype="str")).to_numpy(dtype=object)
+
+    drops = _duplicates(frame) if params.dedupe else []
+    keep = np.ones(len(frame), dtype=bool)
+    keep[[i for i, _, _ in drops]] = False
+    for i, (new, first) in _unique_ids(ids, keep).items():
+        old = ids[i]
+        ids[i] = new
+        add(
+            i,
+            "changed",
+            "duplicate_id",
+            f"id {old!r} is also used by {files[first]} row {rows[first]} with a different abstract; "
+            f"this paper's doc_id is {new!r}",
+        )
+    for i, reason, first in drops:
+        what = (
+            "the same abstract" if reason == "duplicate" else "the same abstract up to case and punctuation"
+        )
+        add(
+            i,
+            "skipped",
+            reason,
+            f"{what} as doc_id {ids[first]} ({files[first]} row {rows[first]}), which was kept",
+        )
+
+    frame = frame[keep].reset_index(drop=True)
+    positions = np.flatnonzero(keep)
+    derived = (frame["given_title"].fillna("").str.len() == 0).to_numpy()
+    titles = [
+        title_from_clean_text(c) if d else t
+        for c, t, d in zip(frame["_clean"], frame["given_title"], derived, strict=True)
+    ]
+    model = []
+    for k, (title, clean, is_derived) in enumerate(zip(titles, frame["_clean"], derived, strict=True)):
+        head = "" if is_derived else clean_text(title)
+        text = f"{head}{' ' if head.endswith(('.', '?', '!')) else '. '}{clean}" if head else clean
+        if len(text) > MAX_MODEL_CHARS:
+            cut = text[:MAX_MODEL_CHARS]
+            text = cut[: cut.rfind(" ")] if " " in cut[-200:] else cut
+            add(
+                positions[k],
+                "changed",
+                "long_abstract",
+                f"abstract has {len(frame['abstract'].iat[k]):,} characters; its text for modelling was cut to "
+                f"{MAX_MODEL_CHARS:,} (the whole abstract is kept for display)",
+            )
+        model.append(text)
+
+    papers = pd.DataFrame(
+        {
+            "doc_id": pd.Series(ids[keep], dtype="str"),
+            "title": pd.Series(titles, dtype="str"),
+            "title_derived": pd.Series(derived, dtype=bool),
+            "abstract": frame["abstract"].astype("str"),
+            "model_text": pd.Series(model, dtype="str"),
+            "year": frame["year"].astype("Int16"),
+            **{
+                c: frame[c].astype("str")
+                for c in ("venue", "authors", "url", "source_id", "label", "keywords")
+            },
+            "source_file": frame["source_file"].astype("str"),
+            "source_row": frame["source_row"].astype(np.int32),
+            "extra": frame["extra"].astype("str"),
+        }
+    )
+    columns = ["source_file", "_file", "source_row", "action", "reason", "detail"]
+    return papers[PAPER_COLUMNS], pd.DataFrame(report, columns=columns)
