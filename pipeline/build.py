@@ -227,7 +227,8 @@ def build(
             },
             changed=ingest_summary.get("changed", 0),
         )
-        if previous is not None and not force and previous[1].get("fingerprint") == fp:
+        refit_needed = refit and previous is not None and previous[1].get("mode") == "incremental"
+        if previous is not None and not force and not refit_needed and previous[1].get("fingerprint") == fp:
             summary.mode = "up-to-date"
             summary.topics = previous[1].get("counts", {}).get("topics", 0)
             summary.folder = root / name
@@ -524,7 +525,7 @@ def _write(folder: Path, t: dict, papers: pd.DataFrame, embeddings, result, inpu
     np.save(folder / schema.TOPIC_SIMILARITY, np.asarray(t["similarity"], dtype=np.float32), allow_pickle=False)
     np.save(folder / schema.TOPIC_DISTRIBUTION, np.asarray(t["distribution"], dtype=np.float32), allow_pickle=False)
     if "bertopic" in t:
-        save_bertopic(t["bertopic"], folder / schema.BERTOPIC_DIR, config.embed.model)
+        save_bertopic(t["bertopic"], folder / schema.BERTOPIC_DIR)
     else:
         shutil.copytree(t["bertopic_from"], folder / schema.BERTOPIC_DIR)
     years = tr.years["year"]

@@ -8,6 +8,8 @@ renumbers topics by size: its ``topics_`` are the canonical topic ids everywhere
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import math
 from collections.abc import Callable
@@ -79,7 +81,8 @@ def _hierarchy(model, docs: list[str], n_topics: int) -> pd.DataFrame:
     columns = ["parent_id", "parent_name", "topics", "left_id", "left_name", "right_id", "right_name", "distance"]
     if n_topics < 2:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
-    h = model.hierarchical_topics(docs)
+    with contextlib.redirect_stderr(io.StringIO()):  # its tqdm bar is noise in our progress output
+        h = model.hierarchical_topics(docs)
     out = pd.DataFrame(
         {
             "parent_id": h["Parent_ID"].astype(int),
@@ -241,14 +244,27 @@ def _subset(dt: DocTerms, mask: np.ndarray) -> DocTerms:
     return DocTerms(dt.counts[mask], dt.terms)
 
 
-def save_bertopic(model, folder: Path, embedding_model_name: str) -> None:
-    """Save BERTopic with safetensors (never pickle), c-TF-IDF included."""
-    model.save(
-        str(folder),
-        serialization="safetensors",
-        save_ctfidf=True,
-        save_embedding_model=embedding_model_name,
-    )
+def save_bertopic(model, folder: Path) -> None:
+    """Save BERTopic with safetensors (never pickle), c-TF-IDF included.
+
+    No embedding model name is stored: BERTopic would try to fetch a named model from the hub when
+    loading. Load it with ``BERTopic.load(folder, embedding_model=...)``, passing the corpus's own
+    encoder (``manifest["params"]["embed"]``), as ``load_bertopic`` does.
+    """
+    logger = logging.getLogger("BERTopic")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # its "saving without an embedding model" advice is intended
+    try:
+        model.save(str(folder), serialization="safetensors", save_ctfidf=True, save_embedding_model=False)
+    finally:
+        logger.setLevel(level)
+
+
+def load_bertopic(folder: Path, embed: Callable[[list[str]], np.ndarray]):
+    """Load a saved BERTopic (safetensors) with the corpus's own embedder as its backend."""
+    from bertopic import BERTopic
+
+    return BERTopic.load(str(folder), embedding_model=make_backend(embed))
 
 
 def growth_per_year(topic_years: pd.DataFrame) -> dict[int, float]:

@@ -152,3 +152,18 @@ TABLES: dict[str, dict[str, str]] = {
     KEYWORD_YEARS: KEYWORD_YEAR_COLUMNS,
     INGEST_REPORT: INGEST_REPORT_COLUMNS,
 }
+
+
+def readme_section() -> str:
+    """The README's artifact reference (between the ``artifact-files`` markers), from this module.
+
+    ``tests/test_docs.py`` fails when the README differs; regenerate it with
+    ``python -c "from pipeline import schema; print(schema.readme_section())"``.
+    """
+    lines = ["| file | contents |", "|---|---|"]
+    lines += [f"| `{f}{'/' if f == BERTOPIC_DIR else ''}` | {d} |" for f, d in FILES.items()]
+    for table, columns in TABLES.items():
+        lines += ["", f"<details><summary>Columns of <code>{table}</code></summary>", "", "| column | meaning |", "|---|---|"]
+        lines += [f"| `{c}` | {d} |" for c, d in columns.items()]
+        lines += ["", "</details>"]
+    return "\n".join(lines)

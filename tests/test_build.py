@@ -1,0 +1,187 @@
+"""The build runner on the fixture corpus with the hashing embedder: artifacts, caching,
+incremental updates, determinism, atomicity and the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import artifacts, build as build_module, cli, schema
+from pipeline.build import build
+from tests.conftest import SMALL_CORPUS, fast_config
+
+
+def _load(root, name):
+    folder = artifacts.corpus_path(root, name)
+    return folder, artifacts.read_manifest(folder)
+
+
+def test_artifacts_match_the_schema(small_artifacts):
+    folder, manifest = _load(small_artifacts, "small")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(schema.FILES)
+    for table, columns in schema.TABLES.items():
+        assert list(pd.read_parquet(folder / table).columns) == list(columns), table
+    papers = pd.read_parquet(folder / schema.PAPERS)
+    topics = pd.read_parquet(folder / schema.TOPICS)
+    emb = np.load(folder / schema.EMBEDDINGS, allow_pickle=False)
+    dist = np.load(folder / schema.TOPIC_DISTRIBUTION, allow_pickle=False)
+    sim = np.load(folder / schema.TOPIC_SIMILARITY, allow_pickle=False)
+    assert papers["doc_id"].is_unique
+    assert papers["row"].tolist() == list(range(len(papers)))
+    assert emb.shape == (len(papers), 384) and emb.dtype == np.float32
+    assert dist.shape == (len(papers), len(topics))
+    np.testing.assert_allclose(dist.sum(axis=1), 1, rtol=1e-4)
+    assert sim.shape == (len(topics), len(topics))
+    assert set(papers["topic"]) == set(topics["topic"])  # outliers reassigned by default
+    assert topics["size"].sum() == len(papers)
+    assert topics["label"].is_unique
+    assert (topics["size"] == papers["topic"].value_counts().reindex(topics["topic"]).to_numpy()).all()
+    assert papers["x"].notna().all() and papers["y"].notna().all()
+    # The manifest says what was built, how, and what it cost.
+    for key in ("schema_version", "inputs", "params", "counts", "packages", "stages", "fingerprint", "created_at"):
+        assert key in manifest
+    assert manifest["counts"]["papers"] == len(papers)
+    assert manifest["counts"]["topics"] == len(topics)
+    assert manifest["inputs"][0]["sha256"] and manifest["inputs"][0]["rows_read"] == 137
+    assert {s["name"] for s in manifest["stages"]} >= {"ingest", "embed", "reduce", "cluster", "represent", "write"}
+    assert all(s["seconds"] >= 0 and s["peak_rss_mb"] > 0 for s in manifest["stages"])
+    assert manifest["packages"]["bertopic"]
+    # Trends exist because the fixture spans 2020-2024.
+    years = pd.read_parquet(folder / schema.YEARS)
+    assert years["year"].tolist() == [2020, 2021, 2022, 2023, 2024]
+    assert years["n_papers"].sum() == len(papers)
+
+
+def test_bertopic_model_is_saved_with_safetensors_and_loads(small_artifacts):
+    from pipeline.embed import HashingEncoder
+    from pipeline.represent import load_bertopic
+
+    folder, _ = _load(small_artifacts, "small")
+    files = {p.name for p in (folder / schema.BERTOPIC_DIR).iterdir()}
+    assert "topic_embeddings.safetensors" in files and not any(f.endswith((".pkl", ".pickle", ".bin")) for f in files)
+    assert "embedding_model" not in json.loads((folder / schema.BERTOPIC_DIR / "config.json").read_text())
+    model = load_bertopic(folder / schema.BERTOPIC_DIR, HashingEncoder().encode)
+    topics = pd.read_parquet(folder / schema.TOPICS)
+    assert sorted(set(model.get_topics()) - {-1}) == sorted(topics["topic"])
+    # The loaded model predicts with the corpus's own embedder: a paper lands in its own topic.
+    papers = pd.read_parquet(folder / schema.PAPERS)
+    core = papers[~papers["was_outlier"]].head(20)
+    predicted, _ = model.transform(core["model_text"].tolist())
+    assert np.mean(np.asarray(predicted) == core["topic"].to_numpy()) >= 0.8
+
+
+def test_second_build_is_up_to_date_and_force_refits_identically(small_artifacts, tmp_path):
+    root = tmp_path / "a"
+    shutil.copytree(small_artifacts, root, symlinks=True)
+    again = build([SMALL_CORPUS], "small", root, fast_config())
+    assert again.mode == "up-to-date"
+    before = pd.read_parquet(artifacts.corpus_path(root, "small") / schema.PAPERS)
+    shutil.rmtree(artifacts.cache_dir(root) / "stages")  # UMAP must run again, not come from the cache
+    forced = build([SMALL_CORPUS], "small", root, fast_config(), force=True)
+    assert forced.mode == "full" and forced.embedded == 0  # every vector came from the cache
+    after = pd.read_parquet(artifacts.corpus_path(root, "small") / schema.PAPERS)
+    assert before["topic"].tolist() == after["topic"].tolist()  # deterministic
+    np.testing.assert_allclose(before[["x", "y"]].to_numpy(), after[["x", "y"]].to_numpy(), atol=1e-5)
+
+
+def test_changed_settings_trigger_a_full_build(small_artifacts, tmp_path):
+    root = tmp_path / "b"
+    shutil.copytree(small_artifacts, root, symlinks=True)
+    summary = build([SMALL_CORPUS], "small", root, fast_config(min_cluster_size=4))
+    assert summary.mode == "full"
+    assert _load(root, "small")[1]["params"]["cluster"]["min_cluster_size"] == 4
+
+
+def test_added_papers_are_placed_into_existing_topics(tmp_path):
+    lines = SMALL_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
+    first, extra = tmp_path / "first.jsonl", tmp_path / "extra.jsonl"
+    first.write_text("".join(lines[:110]), encoding="utf-8")
+    extra.write_text("".join(lines[110:]), encoding="utf-8")
+    root = tmp_path / "art"
+    build([first], "c", root, fast_config())
+    old = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.PAPERS).set_index("doc_id")
+    old_topics = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.TOPICS)
+
+    summary = build([first, extra], "c", root, fast_config())
+    assert summary.mode == "incremental" and summary.placed == len(lines) - 110
+    assert summary.embedded == len(lines) - 110  # only the new papers were embedded
+    folder, manifest = _load(root, "c")
+    new = pd.read_parquet(folder / schema.PAPERS).set_index("doc_id")
+    topics = pd.read_parquet(folder / schema.TOPICS)
+    assert len(new) == len(lines)
+    assert new.loc[old.index, "topic"].tolist() == old["topic"].tolist()  # nobody moved
+    assert new.loc[old.index, "x"].tolist() == old["x"].tolist()
+    assert new["placed"].sum() == summary.placed and set(new["topic"]) <= set(old_topics["topic"])
+    assert topics["size"].sum() == len(new) and topics["label"].tolist() == old_topics["label"].tolist()
+    assert manifest["mode"] == "incremental" and manifest["counts"]["placed"] == summary.placed
+    assert manifest["counts"]["fitted_papers"] == 110
+    np.testing.assert_allclose(np.load(folder / schema.TOPIC_DISTRIBUTION).sum(axis=1), 1, rtol=1e-4)
+
+    refit = build([first, extra], "c", root, fast_config(), refit=True)
+    assert refit.mode == "full" and refit.placed == 0 and refit.embedded == 0
+
+
+def test_a_failed_build_leaves_the_previous_one_intact(small_artifacts, tmp_path, monkeypatch):
+    root = tmp_path / "c"
+    shutil.copytree(small_artifacts, root, symlinks=True)
+    before = artifacts.corpus_path(root, "small")
+    real_write = build_module._write
+
+    def write_then_fail(folder, *args, **kwargs):
+        real_write(folder, *args, **kwargs)
+        (folder / schema.PAPERS).write_bytes(b"half written")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(build_module, "_write", write_then_fail)
+    with pytest.raises(OSError, match="disk full"):
+        build([SMALL_CORPUS], "small", root, fast_config(), force=True)
+    assert artifacts.corpus_path(root, "small") == before
+    artifacts.read_manifest(before)
+    assert len(pd.read_parquet(before / schema.PAPERS)) == 137
+    assert [p for p in (root / artifacts.BUILDS / "small").iterdir()] == [before]
+
+
+def test_a_second_concurrent_build_is_refused(tmp_path):
+    with artifacts.build_lock(tmp_path, "c"), pytest.raises(artifacts.ArtifactError, match="another build"):
+        build([SMALL_CORPUS], "c", tmp_path, fast_config())
+
+
+def test_cli_reports_bad_input_without_a_traceback(tmp_path, capsys):
+    bad = tmp_path / "papers.csv"
+    bad.write_text("title,year\nA paper,2020\n", encoding="utf-8")
+    code = cli.main(["--artifacts", str(tmp_path / "art"), "build", str(bad), "--name", "x"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "papers.csv" in err and "abstract" in err and "Traceback" not in err
+    assert not (tmp_path / "art" / "x").exists()
+
+
+def test_cli_list_and_info(small_artifacts, capsys):
+    assert cli.main(["--artifacts", str(small_artifacts), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "small" in out and "137" in out and "2020-2024" in out
+    assert cli.main(["info", "small", "--artifacts", str(small_artifacts)]) == 0
+    out = capsys.readouterr().out
+    assert "small_corpus.jsonl" in out and "stages:" in out
+    assert cli.main(["info", "nope", "--artifacts", str(small_artifacts)]) == 1
+    assert "no corpus named 'nope'" in capsys.readouterr().err
+    assert cli.main(["list", "--json", "--artifacts", str(small_artifacts)]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["counts"]["papers"] == 137
+
+
+def test_build_summary_names_skipped_rows(tmp_path):
+    src = tmp_path / "papers.jsonl"
+    lines = SMALL_CORPUS.read_text(encoding="utf-8").splitlines()[:40]
+    lines += [lines[0], json.dumps({"title": "Empty", "abstract": ""}), "{broken json"]
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    summary = build([src], "s", tmp_path / "art", fast_config())
+    assert summary.papers == 40 and summary.skipped == 3
+    assert summary.skipped_by_reason == {"duplicate": 1, "empty_abstract": 1, "bad_record": 1}
+    text = "\n".join(summary.lines())
+    assert "3 skipped" in text and "duplicate: 1" in text and "time per stage" in text
+    report = pd.read_parquet(artifacts.corpus_path(tmp_path / "art", "s") / schema.INGEST_REPORT)
+    assert set(report["reason"]) >= {"duplicate", "empty_abstract", "bad_record"}

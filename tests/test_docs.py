@@ -1,0 +1,57 @@
+"""The README, the CLI and the artifact layout must agree."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline import cli, schema
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_artifact_reference_matches_the_schema():
+    block = README.split("<!-- artifact-files:start -->\n", 1)[1].split("\n<!-- artifact-files:end -->", 1)[0]
+    assert block == schema.readme_section(), (
+        "README's artifact section is out of date: regenerate it from pipeline.schema.readme_section()"
+    )
+
+
+def test_readme_quick_start_is_the_two_make_commands():
+    quick = README.split("## Quick start", 1)[1].split("##", 1)[0]
+    commands = re.findall(r"^make (\w+)", quick, flags=re.M)
+    assert commands == ["run", "test"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^run:", makefile, flags=re.M) and re.search(r"^test:", makefile, flags=re.M)
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def _subcommands() -> list[str]:
+    parser = cli.make_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return list(sub.choices)
+
+
+def test_every_cli_command_is_documented_with_an_example():
+    sub = next(a for a in cli.make_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, parser in sub.choices.items():
+        assert f"python -m pipeline {name}" in README, f"README does not document `{name}`"
+        assert "example" in (parser.epilog or ""), f"`{name} --help` has no example"
+        assert f"python -m pipeline {name}" in parser.format_help()
+
+
+def test_readme_documents_no_command_that_does_not_exist():
+    documented = set(re.findall(r"python -m pipeline (\w+)", README))
+    assert documented <= set(_subcommands()), documented - set(_subcommands())
+
+
+@pytest.mark.parametrize("command", ["", "build", "list", "info"])
+def test_help_runs_from_the_shell(command):
+    args = [sys.executable, "-m", "pipeline", *([command] if command else []), "--help"]
+    out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "example" in out.stdout
