@@ -1,4 +1,4 @@
-"""Command line: ``python -m pipeline build|list|info ...``. A thin shell over pipeline functions."""
+"""Command line: ``python -m pipeline build|list|info|export ...``. A thin shell over pipeline functions."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def make_parser() -> argparse.ArgumentParser:
         "  python -m pipeline build                       # the bundled NeurIPS 2026 corpus\n"
         "  python -m pipeline build papers.csv --name mine\n"
         "  python -m pipeline list\n"
-        "  python -m pipeline info mine\n",
+        "  python -m pipeline info mine\n"
+        "  python -m pipeline export mine                 # one offline HTML file: exports/mine.html\n",
     )
     parser.add_argument("--artifacts", type=Path, default=DEFAULT_ARTIFACTS, help="artifacts folder (default: %(default)s)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -99,6 +100,21 @@ def make_parser() -> argparse.ArgumentParser:
     info.add_argument("name", help="corpus name")
     info.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
     info.add_argument("--json", action="store_true", help="print the whole manifest as JSON")
+
+    exp = sub.add_parser(
+        "export",
+        help="write a corpus as one self-contained HTML file (works offline)",
+        formatter_class=_formatter,
+        description="Write one HTML file with the topic map, the topic list, a searchable paper table and every\n"
+        "abstract. plotly.js and the data are inlined: send the file to anyone, it opens from disk in any\n"
+        "browser with no Python, no server and no network.",
+        epilog="examples:\n"
+        "  python -m pipeline export neurips2026                    # writes exports/neurips2026.html\n"
+        "  python -m pipeline export mine --out review/mine.html --artifacts artifacts\n",
+    )
+    exp.add_argument("name", help="corpus name")
+    exp.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
+    exp.add_argument("--out", type=Path, help="HTML file to write (default: exports/NAME.html in the current folder)")
     return parser
 
 
@@ -194,7 +210,17 @@ def cmd_info(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "list": cmd_list, "info": cmd_info}
+def cmd_export(args) -> int:
+    from pipeline.export import export_html
+
+    artifacts.check_name(args.name)
+    out = args.out or Path("exports") / f"{args.name}.html"
+    path = export_html(args.artifacts, args.name, out)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+COMMANDS = {"build": cmd_build, "list": cmd_list, "info": cmd_info, "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:
