@@ -1,0 +1,247 @@
+"""Keyword (BM25) and semantic search, similar papers, and placing a new abstract.
+
+The BM25 index is built once per corpus build and the query encoder loaded once per process
+(``st.cache_resource``); the functions taking them are plain and tested directly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from pipeline import place
+
+if TYPE_CHECKING:
+    from explorer.data import Corpus
+    from pipeline.embed import Encoder
+
+MIN_PHRASE_WORDS = 2
+
+
+@dataclass(frozen=True)
+class Hits:
+    """Search results, best first.
+
+    Attributes:
+        rows: int ``(m,)`` paper rows.
+        scores: float32 ``(m,)`` BM25 score or cosine similarity.
+        exact: bool ``(m,)`` the query appears verbatim (as a phrase) in the title or abstract.
+    """
+
+    rows: np.ndarray
+    scores: np.ndarray
+    exact: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+def _empty() -> Hits:
+    return Hits(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32), np.zeros(0, dtype=bool))
+
+
+# ------------------------------------------------------------------------------------------
+# Keyword search
+# ------------------------------------------------------------------------------------------
+
+
+def tokenize(texts: list[str]) -> list[list[str]]:
+    import bm25s
+
+    return bm25s.tokenize(texts, lower=True, stopwords="en", return_ids=False, show_progress=False)
+
+
+def build_bm25(corpus: Corpus):
+    """A BM25 index over each paper's title and abstract (the cleaned modelling text)."""
+    import bm25s
+
+    index = bm25s.BM25()
+    index.index(tokenize(corpus.papers["model_text"].fillna("").tolist()), show_progress=False)
+    return index
+
+
+def phrase_mask(corpus: Corpus, query: str) -> np.ndarray:
+    """Papers whose title or abstract contains ``query`` verbatim (case and spacing ignored)."""
+    words = query.split()
+    if len(words) < MIN_PHRASE_WORDS:
+        return np.zeros(corpus.n_papers, dtype=bool)
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    papers = corpus.papers
+    hit = papers["abstract"].str.contains(pattern, case=False, regex=True) | papers["title"].str.contains(
+        pattern, case=False, regex=True
+    )
+    return hit.fillna(False).to_numpy(dtype=bool)
+
+
+def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None = None, k: int = 20) -> Hits:
+    """BM25 ranking; papers containing the query as an exact phrase come first.
+
+    Args:
+        index: from ``build_bm25`` (or ``bm25_index``).
+        mask: bool ``(papers,)`` papers allowed (the filters), or None for all.
+    """
+    tokens = tokenize([query])[0]
+    ids = index.get_tokens_ids(tokens) if tokens else []
+    if not ids:
+        scores = np.zeros(corpus.n_papers, dtype=np.float32)
+    else:
+        scores = np.asarray(index.get_scores(ids), dtype=np.float32)
+    exact = phrase_mask(corpus, query)
+    allowed = (scores > 0) | exact
+    if mask is not None:
+        allowed &= mask
+    rows = np.flatnonzero(allowed)
+    if len(rows) == 0:
+        return _empty()
+    order = np.lexsort((rows, -scores[rows], ~exact[rows]))[:k]
+    rows = rows[order]
+    return Hits(rows, scores[rows], exact[rows])
+
+
+# ------------------------------------------------------------------------------------------
+# Semantic search and placement
+# ------------------------------------------------------------------------------------------
+
+
+def semantic_search(corpus: Corpus, vector: np.ndarray, *, mask: np.ndarray | None = None, k: int = 20) -> Hits:
+    """Papers by cosine similarity to ``vector`` (float32 ``(dim,)``, normalised)."""
+    sims = np.asarray(corpus.embeddings @ np.asarray(vector, dtype=np.float32), dtype=np.float32)
+    if mask is not None:
+        sims = np.where(mask, sims, -np.inf)
+    k = min(k, int(np.isfinite(sims).sum()))
+    if k <= 0:
+        return _empty()
+    top = np.argpartition(-sims, k - 1)[:k]
+    top = top[np.argsort(-sims[top], kind="stable")]
+    return Hits(top.astype(np.int64), sims[top], np.zeros(len(top), dtype=bool))
+
+
+def similar_papers(corpus: Corpus, row: int, k: int = 10) -> Hits:
+    """The ``k`` papers most similar to paper ``row`` (cosine on stored embeddings), itself excluded."""
+    idx, sims = place.nearest(
+        np.asarray(corpus.embeddings[row : row + 1]), corpus.embeddings, k, exclude=np.array([row])
+    )
+    return Hits(idx[0], sims[0], np.zeros(len(idx[0]), dtype=bool))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a new abstract would go.
+
+    Attributes:
+        probs: float32 ``(topics,)`` its distribution over topics (``topics`` row order).
+        nearest: its most similar papers.
+        xy: float32 ``(2,)`` its map position.
+    """
+
+    probs: np.ndarray
+    nearest: Hits
+    xy: np.ndarray
+
+    @property
+    def top_topics(self) -> np.ndarray:
+        """``topics`` rows, most probable first."""
+        return np.argsort(-self.probs, kind="stable")
+
+
+def place_vector(corpus: Corpus, vector: np.ndarray, k: int = 10) -> Placement:
+    """Predicted topics, nearest papers and map position for a normalised vector ``(dim,)``."""
+    v = np.asarray(vector, dtype=np.float32)[None, :]
+    probs = place.topic_distribution(v, corpus.topic_embeddings)[0]
+    idx, sims = place.nearest(v, corpus.embeddings, k)
+    xy = place.place_on_map(v, corpus.embeddings, corpus.xy, k=10)[0]
+    return Placement(probs, Hits(idx[0], sims[0], np.zeros(len(idx[0]), dtype=bool)), xy)
+
+
+def embed_params(corpus: Corpus):
+    """The corpus's own embedding settings (manifest ``params.embed``) as ``EmbedParams``."""
+    from pipeline.config import EmbedParams
+
+    raw = ((corpus.manifest.get("params") or {}).get("embed")) or {}
+    names = {f.name for f in dataclasses.fields(EmbedParams)}
+    return EmbedParams(**{k: v for k, v in raw.items() if k in names})
+
+
+def encode_query(encoder: Encoder, text: str) -> np.ndarray:
+    """One normalised float32 vector ``(dim,)`` for ``text``."""
+    return np.asarray(encoder.encode([text.strip() or " "]), dtype=np.float32)[0]
+
+
+def hits_frame(corpus: Corpus, hits: Hits) -> pd.DataFrame:
+    """Results as a table: doc_id, title, topic, label, year, venue, score, exact."""
+    papers = corpus.papers
+    rows = hits.rows
+    topic_index = corpus.topic_index[rows]
+    labels = np.append(corpus.topics["label"].to_numpy(dtype=object), "outliers")
+    return pd.DataFrame(
+        {
+            "doc_id": papers["doc_id"].to_numpy()[rows],
+            "title": papers["title"].to_numpy()[rows],
+            "topic": papers["topic"].to_numpy()[rows],
+            "label": labels[topic_index],
+            "year": papers["year"].to_numpy()[rows],
+            "venue": papers["venue"].to_numpy()[rows],
+            "score": hits.scores,
+            "exact": hits.exact,
+        }
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Cached resources
+# ------------------------------------------------------------------------------------------
+
+
+@st.cache_resource(max_entries=6, show_spinner=False)  # no spinner: also called by warm()
+def _bm25_cached(key: tuple[str, str, str], _corpus: Corpus):
+    return build_bm25(_corpus)
+
+
+def bm25_index(corpus: Corpus):
+    """The corpus's BM25 index, built once per build and shared by every session."""
+    return _bm25_cached(corpus.key, corpus)
+
+
+_WARMING: set[tuple[str, str, str]] = set()
+_WARM_LOCK = threading.Lock()
+
+
+def warm(corpus: Corpus) -> None:
+    """Build the keyword index and load the query encoder in the background, once per build, so
+    that the first search does not wait for them (a few seconds for a large corpus)."""
+    with _WARM_LOCK:
+        if corpus.key in _WARMING:
+            return
+        _WARMING.add(corpus.key)
+
+    def work() -> None:
+        try:
+            bm25_index(corpus)
+            encode_query(encoder_for(corpus), "warm up")
+        except Exception:  # a search will report the problem to the reader
+            with _WARM_LOCK:
+                _WARMING.discard(corpus.key)
+
+    threading.Thread(target=work, name=f"warm-{corpus.name}", daemon=True).start()
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def _encoder_cached(params_key: str, root: str, _params) -> Encoder:
+    from pipeline import artifacts
+    from pipeline.embed import load_encoder
+
+    return load_encoder(_params, artifacts.cache_dir(Path(root)))
+
+
+def encoder_for(corpus: Corpus) -> Encoder:
+    """The query encoder of the corpus's own model, loaded once per process."""
+    params = embed_params(corpus)
+    return _encoder_cached(repr(params), str(corpus.root), params)

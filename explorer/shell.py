@@ -1,0 +1,362 @@
+"""Glue shared by the router and the pages: the page list, the sidebar, links and friendly states.
+
+The router (``app.py``) calls ``artifacts_root``, ``pages``, ``follow_page_param`` and
+``sidebar``; ``sidebar`` resolves the corpus and the filters once per rerun and stores a
+``Context`` that every page reads with ``context()``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+from explorer import data, figures, filters, search, state, text
+from explorer.data import Corpus
+from explorer.state import View
+from pipeline.artifacts import ArtifactError
+
+APP_TITLE = "Abstract Atlas"
+DEFAULT_CORPUS = "neurips2026"
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    name: str  # URL path
+    path: str  # script, relative to app.py
+    title: str
+    icon: str
+
+
+PAGES = (
+    PageInfo("map", "pages/map.py", "Topic map", ":material/scatter_plot:"),
+    PageInfo("topics", "pages/topics.py", "Topics", ":material/category:"),
+    PageInfo("trends", "pages/trends.py", "Keyword trends", ":material/trending_up:"),
+    PageInfo("paper", "pages/paper.py", "Paper", ":material/article:"),
+    PageInfo("search", "pages/search.py", "Search", ":material/search:"),
+)
+PAGE = {p.name: p for p in PAGES}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every page needs: the corpus, the view from the URL and the papers the filters keep.
+
+    Attributes:
+        mask: bool ``(papers,)`` papers the filters keep.
+        base: bool ``(papers,)`` the same without the topic filter: the denominator of topic
+            shares (a topic is never 100% of its own filter).
+    """
+
+    root: Path
+    corpus: Corpus
+    view: View
+    mask: np.ndarray
+    base: np.ndarray
+
+    @property
+    def n_shown(self) -> int:
+        return int(self.mask.sum())
+
+
+# ------------------------------------------------------------------------------------------
+# Router helpers
+# ------------------------------------------------------------------------------------------
+
+
+def artifacts_root(argv: list[str], app_dir: Path) -> Path:
+    """The artifacts folder: ``--artifacts DIR`` on the command line, else ``artifacts/`` beside app.py.
+
+    ``streamlit run app.py -- --artifacts DIR`` hands the script ``[app.py, --artifacts, DIR]``;
+    a literal ``--`` (other launchers) is skipped too.
+    """
+    args = argv[argv.index("--") + 1 :] if "--" in argv else argv[1:]
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--artifacts", type=Path, default=app_dir / "artifacts")
+    known, _ = parser.parse_known_args(args)
+    return known.artifacts.expanduser()
+
+
+#: Tighter page top and headings, so that the map fits a 1280x800 screen or a projector.
+CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 3rem; }
+[data-testid="stSidebarHeader"] { height: 1.5rem; min-height: 1.5rem; }
+h1 { font-size: 2.1rem !important; padding-top: 0.2rem !important; }
+</style>"""
+
+
+def style() -> None:
+    """Apply ``CSS`` (our own constant, no user text)."""
+    st.html(CSS)
+
+
+def pages() -> list:
+    return [st.Page(p.path, title=p.title, icon=p.icon, url_path=p.name, default=p.name == "map") for p in PAGES]
+
+
+def follow_page_param() -> None:
+    """``?page=topics&...`` opens that page (links written by hand or by older versions)."""
+    name = st.query_params.get("page")
+    if name is None:
+        return
+    params = {k: v for k, v in state.current_params().items() if k != "page"}
+    if name in PAGE:
+        st.switch_page(PAGE[name].path, query_params=params)
+    st.query_params.from_dict(params)  # unknown page name: drop it and stay
+
+
+def _default_corpus(entries) -> str | None:
+    ok = [e.name for e in entries if e.ok]
+    if DEFAULT_CORPUS in ok:
+        return DEFAULT_CORPUS
+    return ok[0] if ok else None
+
+
+def sidebar(root: Path) -> Context:
+    """Corpus picker, page links and filters; stops the run with a friendly message when needed."""
+    view = state.read()
+    entries = data.list_corpora(root)
+    names = [e.name for e in entries]
+    by_name = {e.name: e for e in entries}
+    if not entries:
+        _no_corpora(root)
+    with st.sidebar:
+        st.markdown(f"### {APP_TITLE}")
+        default = _default_corpus(entries) or names[0]
+        url_corpus = view.corpus if view.corpus in by_name else None
+        clear = dict.fromkeys(
+            (
+                "topic",
+                "paper",
+                "q",
+                "mode",
+                "years",
+                "venue",
+                "topics",
+                "text",
+                "kw",
+                "lam",
+                "before",
+                "after",
+                "support",
+            )
+        )
+        st.selectbox(
+            "Corpus",
+            names,
+            key="corpus_pick",
+            format_func=lambda n: _corpus_caption(by_name[n]),
+            **state.bind("corpus_pick", url_corpus, default=default, to_url=lambda v: {**clear, "corpus": v}),
+        )
+        picked = st.session_state["corpus_pick"]
+    if view.corpus is not None and view.corpus not in by_name:
+        _bad_corpus(root, view.corpus, entries)
+    if view.corpus is None:
+        state.set_params(corpus=picked)  # so that a copied link names its corpus
+    view = replace(view, corpus=picked)
+    try:
+        corpus = data.get_corpus(root, picked)
+    except ArtifactError as exc:
+        _page_links(view)
+        st.error(f"Corpus **{text.plain(picked)}** cannot be opened: {text.plain(str(exc))}", icon=":material/error:")
+        st.stop()
+    search.warm(corpus)
+    cleaned, problems = filters.clean(view.filters, corpus)
+    view = replace(view, filters=cleaned)
+    with st.sidebar:
+        _page_links(view)
+        st.markdown("#### Filters")
+        active = filters.sidebar(corpus, cleaned)
+    view = replace(view, filters=active)
+    mask = filters.apply(corpus, active)
+    base = filters.apply(corpus, replace(active, topics=())) if active.topics else mask
+    with st.sidebar:
+        st.caption(text.plain(filters.describe(corpus, active, mask)))  # holds the URL's text filter
+        if active.active and st.button("Clear filters", icon=":material/filter_alt_off:", width="stretch"):
+            _clear_filters()
+        _build_caption(corpus)
+    for problem in [*view.problems, *problems]:
+        st.warning(f"Ignored part of the link: {text.plain(problem)}", icon=":material/link_off:")
+    ctx = Context(root=Path(root), corpus=corpus, view=view, mask=mask, base=base)
+    st.session_state["_ctx"] = ctx
+    return ctx
+
+
+def _corpus_caption(entry) -> str:
+    if not entry.ok:
+        return f"{entry.name} (cannot be read)"
+    counts = (entry.manifest or {}).get("counts") or {}
+    return f"{entry.name} · {counts.get('papers', 0):,} papers"
+
+
+def _clear_filters() -> None:
+    for key in list(st.session_state.keys()):
+        if str(key).startswith("f_"):
+            del st.session_state[key]
+    state.set_params(years=None, venue=None, topics=None, text=None)
+    st.rerun()
+
+
+def _page_links(view: View) -> None:
+    with st.sidebar:
+        for page in PAGES:
+            extra = {}
+            if page.name in ("topics", "map"):
+                extra["topic"] = view.topic
+            if page.name == "paper":
+                extra["paper"] = view.paper
+            if page.name == "search":
+                extra.update(q=view.q or None, mode=None if view.mode == "keyword" else view.mode)
+            st.page_link(page.path, label=page.title, icon=page.icon, query_params=state.shared(view, **extra))
+
+
+def _build_caption(corpus: Corpus) -> None:
+    m = corpus.manifest
+    counts = m.get("counts") or {}
+    span = corpus.year_span
+    years = "no years" if span is None else (str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}")
+    st.caption(
+        f"{corpus.n_papers:,} papers · {len(corpus.topics)} topics · {years}  \n"
+        f"built {text.plain(str(m.get('created_at', '?'))[:16])} · {text.plain(str(counts.get('reassigned', 0)))} outliers reassigned"
+    )
+
+
+def _no_corpora(root: Path) -> None:
+    st.title(APP_TITLE)
+    st.info(
+        f"There is no corpus in **{text.plain(str(root))}** yet.\n\n"
+        "Build the bundled NeurIPS 2026 abstracts with `make run` (it builds, then starts this app), or build "
+        "your own from CSV, JSON(L), Parquet or text files:\n\n"
+        "```\npython -m pipeline build papers.csv --name mine\n```\n\n"
+        "then reload this page. To use another artifacts folder: `streamlit run app.py -- --artifacts DIR`.",
+        icon=":material/info:",
+    )
+    st.stop()
+
+
+def _bad_corpus(root: Path, name: str, entries) -> None:
+    try:
+        data.get_corpus(root, name)
+        message = f"no corpus named {name!r}"
+    except ArtifactError as exc:
+        message = str(exc)
+    st.error(f"This link names a corpus that cannot be opened: {text.plain(message)}", icon=":material/error:")
+    ok = [e.name for e in entries if e.ok]
+    if ok:
+        st.markdown("Open one of these instead:")
+        for other in ok:
+            st.page_link(
+                PAGE["map"].path, label=text.plain(other), icon=":material/folder_open:", query_params={"corpus": other}
+            )
+    st.stop()
+
+
+# ------------------------------------------------------------------------------------------
+# For pages
+# ------------------------------------------------------------------------------------------
+
+
+def context() -> Context:
+    """The context the router prepared for this rerun."""
+    ctx = st.session_state.get("_ctx")
+    if ctx is None:
+        leave_old_pages_mode()
+        st.error("Open the app through app.py (streamlit run app.py).")
+        st.stop()
+    return ctx
+
+
+def leave_old_pages_mode() -> None:
+    """Rerun through app.py alone when Streamlit started in its old ``pages/`` mode.
+
+    Until ``st.navigation`` has run once in the process, Streamlit treats a ``pages/`` folder
+    beside the entrypoint as an old-style multipage app: the first deep link after a server start
+    (``/topics?...``) runs that page file without the router, and the first visit to ``/`` runs
+    app.py inside a navigation of its own. Turning that mode off and rerunning makes Streamlit run
+    app.py directly, whose ``st.navigation`` opens the page the URL names. Called first thing by
+    app.py and by :func:`context` (for a page file run on its own).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def page_url(ctx: Context, page: str, **extra) -> str:
+    """A relative URL to ``page`` with the corpus, filters and ``extra`` (for tables of links)."""
+    return f"{page}?{urlencode(state.shared(ctx.view, **extra), doseq=True)}"
+
+
+def paper_urls(ctx: Context, rows: np.ndarray) -> np.ndarray:
+    """Relative URLs of papers' pages (vectorised), for link columns in tables."""
+    base = page_url(ctx, "paper")
+    sep = "&" if not base.endswith("?") else ""
+    return (base + sep + "paper=") + ctx.corpus.quoted_ids[rows]
+
+
+def paper_link(ctx: Context, row: int, *, prefix: str = "", suffix: str = "") -> None:
+    """A link to a paper's page, labelled with its (escaped) title."""
+    papers = ctx.corpus.papers
+    title = text.plain(papers["title"].iat[row], "(untitled)")
+    label = f"{prefix}{title}{suffix}"
+    st.page_link(PAGE["paper"].path, label=label, query_params=state.shared(ctx.view, paper=papers["doc_id"].iat[row]))
+
+
+def paper_item(ctx: Context, row: int, note: str = "", *, prefix: str = "", snippet: bool = False) -> None:
+    """A paper as a link (its title) over a caption: topic, year, ``note`` and, optionally, the
+    start of its abstract. All corpus text is escaped."""
+    papers = ctx.corpus.papers
+    paper_link(ctx, row, prefix=prefix)
+    year = papers["year"].iat[row]
+    bits = [
+        text.plain(ctx.corpus.topic_label(int(papers["topic"].iat[row]))),
+        str(year) if text.present(year) else "",
+        note,
+    ]
+    line = " · ".join(b for b in bits if b)
+    if snippet:
+        abstract = str(papers["abstract"].iat[row]) if text.present(papers["abstract"].iat[row]) else ""
+        cut = abstract[:220].rsplit(" ", 1)[0] + " …" if len(abstract) > 220 else abstract
+        line += "  \n" + text.plain(cut)
+    st.caption(line)
+
+
+def topic_link(ctx: Context, topic: int, *, label: str | None = None, page: str = "topics") -> None:
+    name = label or f"Topic {topic} · {text.plain(ctx.corpus.topic_label(topic))}"
+    st.page_link(
+        PAGE[page].path, label=name, icon=":material/category:", query_params=state.shared(ctx.view, topic=topic)
+    )
+
+
+def open_paper(ctx: Context, row: int) -> None:
+    """Switch to a paper's page (after a click on the map or in a table)."""
+    st.switch_page(PAGE["paper"].path, query_params=state.shared(ctx.view, paper=ctx.corpus.papers["doc_id"].iat[row]))
+
+
+@st.cache_resource(max_entries=12, show_spinner=False)  # ~5 MB each for 18k papers
+def _map_figure(key: tuple[str, str, str], mask_key: str, highlight: int | None, _corpus: Corpus, _mask: np.ndarray):
+    return figures.topic_map(_corpus, _mask, highlight=highlight)
+
+
+def map_figure(ctx: Context, highlight: int | None):
+    """The topic map for this corpus, filters and highlight; built once and shared (an 18k-point
+    figure takes a few hundred milliseconds to build). Streamlit does not modify the figure."""
+    mask_key = hashlib.blake2b(np.packbits(ctx.mask).tobytes(), digest_size=12).hexdigest()
+    return _map_figure(ctx.corpus.key, mask_key, highlight, ctx.corpus, ctx.mask)
+
+
+def nothing_left(ctx: Context) -> bool:
+    """Say so when the filters keep no paper; True if the page should stop."""
+    if ctx.n_shown:
+        return False
+    st.info(
+        "No paper matches the filters. Widen the year range, remove a venue or topic, or clear the text filter.",
+        icon=":material/filter_alt_off:",
+    )
+    return True

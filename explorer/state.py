@@ -1,0 +1,272 @@
+"""Shareable view state in the URL.
+
+Every view is described by query parameters, so a copied link reopens it exactly:
+
+=========  ==========================================  ===============================
+parameter  meaning                                     example
+=========  ==========================================  ===============================
+corpus     corpus name                                 ``corpus=neurips2026``
+topic      topic id (map highlight, Topics page)       ``topic=3``
+paper      paper ``doc_id`` (Paper page)               ``paper=ijcai2020-paper1``
+q, mode    search query and ``keyword``/``semantic``   ``q=graph+neural&mode=keyword``
+years      year filter, ``first-last``                 ``years=2020-2022``
+venue      venue filter, repeated                      ``venue=IJCAI+2020&venue=IJCAI+2021``
+topics     topic filter, comma-separated ids           ``topics=0,4``
+text       text filter (substring of title/abstract)   ``text=diffusion``
+=========  ==========================================  ===============================
+
+Pages add their own (``lam`` relevance λ, ``kw`` trend keywords, ``before``/``after``/``support``
+trend periods). The page itself is the URL path (``/topics``, ``/paper``, ...); ``page=<name>`` in
+the query is also understood by the router. ``corpus`` and the filters travel with every link
+between pages (``shared``); the rest describes one page.
+
+The parsing and encoding functions are pure (they take and return plain dicts) so they are tested
+without Streamlit; ``read``, ``set_params`` and ``bind`` touch ``st.query_params``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from explorer.filters import Filters
+
+#: Parameters that travel with every link between pages.
+SHARED = ("corpus", "years", "venue", "topics", "text")
+MODES = ("keyword", "semantic")
+MAX_QUERY_CHARS = 2_000
+
+Params = Mapping[str, list[str]]
+
+
+@dataclass(frozen=True)
+class View:
+    """The state a URL describes. ``problems`` lists parameters that could not be read."""
+
+    corpus: str | None = None
+    topic: int | None = None
+    paper: str | None = None
+    q: str = ""
+    mode: str = "keyword"
+    filters: Filters = field(default_factory=Filters)
+    problems: tuple[str, ...] = ()
+
+
+def _last(params: Params, key: str) -> str | None:
+    values = params.get(key) or []
+    values = [v for v in values if v != ""]
+    return values[-1] if values else None
+
+
+def parse_int(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(value.strip())
+    except ValueError:
+        return None
+
+
+def parse_float(value: str | None, lo: float = 0.0, hi: float = 1.0) -> float | None:
+    """A float in [lo, hi] (clipped), or None if ``value`` is missing or not a number."""
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    if number != number:
+        return None
+    return round(min(max(number, lo), hi), 2)
+
+
+def parse_range(value: str | None) -> tuple[int, int] | None:
+    """``"2020-2022"`` -> (2020, 2022); ``"2021"`` -> (2021, 2021); anything else -> None."""
+    if not value:
+        return None
+    parts = value.replace("..", "-").split("-")
+    if len(parts) == 1:
+        parts = [parts[0], parts[0]]
+    if len(parts) != 2:
+        return None
+    lo, hi = parse_int(parts[0]), parse_int(parts[1])
+    if lo is None or hi is None:
+        return None
+    return (min(lo, hi), max(lo, hi))
+
+
+def format_range(value: tuple[int, int]) -> str:
+    return str(value[0]) if value[0] == value[1] else f"{value[0]}-{value[1]}"
+
+
+def parse_int_list(value: str | None) -> tuple[int, ...] | None:
+    """``"1,3"`` -> (1, 3); None if any part is not an integer."""
+    if not value:
+        return ()
+    out = [parse_int(v) for v in value.split(",") if v.strip()]
+    if any(v is None for v in out):
+        return None
+    return tuple(dict.fromkeys(out))  # type: ignore[arg-type]
+
+
+def parse(params: Params) -> View:
+    """Read a view from query parameters (each key maps to its list of values)."""
+    problems = []
+
+    topic_raw = _last(params, "topic")
+    topic = parse_int(topic_raw)
+    if topic_raw is not None and topic is None:
+        problems.append(f"topic={topic_raw!r} is not a topic number")
+
+    years_raw = _last(params, "years")
+    years = parse_range(years_raw)
+    if years_raw is not None and years is None:
+        problems.append(f"years={years_raw!r} is not a year range like 2020-2022")
+
+    topics_raw = _last(params, "topics")
+    topics = parse_int_list(topics_raw)
+    if topics is None:
+        problems.append(f"topics={topics_raw!r} is not a list of topic numbers like 0,3")
+        topics = ()
+
+    mode = _last(params, "mode") or "keyword"
+    if mode not in MODES:
+        problems.append(f"mode={mode!r} is not one of {', '.join(MODES)}")
+        mode = "keyword"
+
+    venues = tuple(dict.fromkeys(v for v in params.get("venue", []) if v))
+    return View(
+        corpus=_last(params, "corpus"),
+        topic=topic,
+        paper=_last(params, "paper"),
+        q=(_last(params, "q") or "")[:MAX_QUERY_CHARS],
+        mode=mode,
+        filters=Filters(years=years, venues=venues, topics=topics, text=(_last(params, "text") or "")[:200]),
+        problems=tuple(problems),
+    )
+
+
+def encode(view: View) -> dict[str, str | list[str]]:
+    """Query parameters for a view (defaults left out, so links stay short)."""
+    out: dict[str, str | list[str]] = {}
+    if view.corpus:
+        out["corpus"] = view.corpus
+    out.update(encode_filters(view.filters))
+    if view.topic is not None:
+        out["topic"] = str(view.topic)
+    if view.paper:
+        out["paper"] = view.paper
+    if view.q:
+        out["q"] = view.q
+    if view.mode != "keyword":
+        out["mode"] = view.mode
+    return out
+
+
+def encode_filters(filters: Filters) -> dict[str, str | list[str]]:
+    out: dict[str, str | list[str]] = {}
+    if filters.years is not None:
+        out["years"] = format_range(filters.years)
+    if filters.venues:
+        out["venue"] = list(filters.venues)
+    if filters.topics:
+        out["topics"] = ",".join(str(t) for t in filters.topics)
+    if filters.text:
+        out["text"] = filters.text
+    return out
+
+
+def shared(view: View, **extra: Any) -> dict[str, str | list[str]]:
+    """Parameters for a link to another page: the corpus and filters, plus ``extra`` (None drops)."""
+    out = {k: v for k, v in encode(replace(view, topic=None, paper=None, q="", mode="keyword")).items() if k in SHARED}
+    for key, value in extra.items():
+        if value is None or value == "" or value == []:
+            continue
+        out[key] = [str(v) for v in value] if isinstance(value, list | tuple) else str(value)
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# Streamlit side
+# ------------------------------------------------------------------------------------------
+
+
+def current_params() -> dict[str, list[str]]:
+    """The URL's query parameters, each as its list of values."""
+    import streamlit as st
+
+    return {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def read() -> View:
+    return parse(current_params())
+
+
+def sync_url(page: str) -> None:
+    """Echo the query parameters back to the browser after a link to the page already shown.
+
+    Streamlit updates the address bar when a link leads to another page, not when it leads to
+    the same page with other parameters (e.g. from one paper to a similar one): without this the
+    address bar would keep the previous paper and a copied link would reopen the wrong view.
+    Only that case is echoed: echoing during a page change would race Streamlit's own update.
+    """
+    import streamlit as st
+
+    params = current_params()
+    last = st.session_state.get("_last_view")
+    st.session_state["_last_view"] = (page, params)
+    if last is not None and last[0] == page and last[1] != params:
+        st.query_params.from_dict(params)
+
+
+def set_params(**changes: Any) -> None:
+    """Change some query parameters (None or empty removes one) in one URL update."""
+    import streamlit as st
+
+    params = current_params()
+    for key, value in changes.items():
+        if value is None or value == "" or value == [] or value == ():
+            params.pop(key, None)
+        else:
+            params[key] = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+    st.query_params.from_dict(params)
+
+
+def _norm(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def bind(key: str, url_value: Any, *, default: Any, to_url: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    """Keep a widget (``key``) and its URL parameters in step; the URL wins when it changed.
+
+    Call just before creating the widget and pass it ``key=key, **bind(...)`` (no default value:
+    the value lives in ``st.session_state[key]``). The widget's value is set from the URL
+    whenever the URL's value differs from the one last seen (a pasted link, a page link, the back
+    button), ``default`` when the URL has none; a change of the widget writes the URL through
+    ``to_url`` (widget value -> query parameters, None removes one).
+
+    Returns:
+        ``on_change`` and ``kwargs`` for the widget.
+    """
+    import streamlit as st
+
+    url_value = _norm(url_value)
+    seen = st.session_state.setdefault("_url_seen", {})
+    if key not in st.session_state or seen.get(key, _MISSING) != url_value:
+        st.session_state[key] = (
+            default if url_value is None else (list(url_value) if isinstance(default, list) else url_value)
+        )
+        seen[key] = url_value
+    return {"on_change": _commit, "kwargs": {"key": key, "default": default, "to_url": to_url}}
+
+
+_MISSING = object()
+
+
+def _commit(key: str, default: Any, to_url: Callable[[Any], dict[str, Any]]) -> None:
+    import streamlit as st
+
+    value = st.session_state[key]
+    set_params(**to_url(value))
+    st.session_state.setdefault("_url_seen", {})[key] = None if _norm(value) == _norm(default) else _norm(value)

@@ -1,0 +1,97 @@
+"""Search: keyword (BM25) or semantic search, and "place my abstract" among the topics."""
+
+import numpy as np
+import streamlit as st
+
+from explorer import figures, panels, search, shell, state, text
+
+ctx = shell.context()
+corpus = ctx.corpus
+st.title("Search", anchor=False)
+find, place = st.tabs(["Search the abstracts", "Place my abstract"])
+
+with find:
+    left, right = st.columns([4, 2], vertical_alignment="bottom")
+    left.text_input(
+        "Search",
+        key="search_q",
+        placeholder="words or a phrase from an abstract, or a description of what you look for",
+        **state.bind("search_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
+    )
+    right.segmented_control(
+        "Mode",
+        list(state.MODES),
+        key="search_mode",
+        required=True,
+        format_func={"keyword": "Keyword (BM25)", "semantic": "Semantic"}.get,
+        **state.bind(
+            "search_mode", ctx.view.mode, default="keyword", to_url=lambda v: {"mode": None if v == "keyword" else v}
+        ),
+    )
+    query = st.session_state["search_q"].strip()
+    mode = st.session_state["search_mode"] or "keyword"
+    if not query:
+        st.caption(
+            "**Keyword** ranks papers by the words they share with the query (BM25); papers containing the exact "
+            "phrase come first. **Semantic** finds papers whose meaning is close to the query, with the corpus's "
+            "own embedding model, even without shared words. The sidebar filters apply."
+        )
+    elif not shell.nothing_left(ctx):
+        with st.spinner("Searching (the first search of a corpus prepares its index)…"):
+            if mode == "keyword":
+                hits = search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=25)
+            else:
+                vector = search.encode_query(search.encoder_for(corpus), query)
+                hits = search.semantic_search(corpus, vector, mask=ctx.mask, k=25)
+        if not len(hits):
+            st.info(
+                "Nothing found. Try other words, the semantic mode, or fewer filters.", icon=":material/search_off:"
+            )
+        score_name = "BM25" if mode == "keyword" else "cosine"
+        st.caption(f"{len(hits)} results · {score_name} score{' · ★ exact phrase' if hits.exact.any() else ''}")
+        for i, (r, score, exact) in enumerate(zip(hits.rows, hits.scores, hits.exact, strict=True), start=1):
+            shell.paper_item(
+                ctx,
+                int(r),
+                f"{score_name} {score:.2f}{' · ★ exact phrase' if exact else ''}",
+                prefix=f"{i}\\. ",
+                snippet=True,
+            )
+
+with place:
+    with st.form("place_form", border=False):
+        st.text_area("Your abstract", height=180, key="place_text", placeholder="Paste a title and abstract")
+        submitted = st.form_submit_button("Place it", icon=":material/my_location:", type="primary")
+    abstract = st.session_state.get("place_text", "")
+    if submitted and len(abstract.split()) < 5:
+        st.warning("Give at least a few sentences: a title alone says little about the topic.")
+    elif len(abstract.split()) >= 5:
+        with st.spinner("Placing it…"):
+            placed = search.place_vector(corpus, search.encode_query(search.encoder_for(corpus), abstract))
+        if len(corpus.topics):
+            top = placed.top_topics[:5]
+            ids = [int(corpus.topic_ids[i]) for i in top]
+            best = ids[0]
+            st.markdown(
+                f"**Predicted topic:** {best} · {text.plain(corpus.topic_label(best))} ({placed.probs[top[0]]:.0%})"
+            )
+            shell.topic_link(ctx, best)
+        left, right = st.columns([1, 1], gap="large")
+        with left:
+            if len(corpus.topics):
+                panels.chart(
+                    figures.topic_probability_bars(
+                        [corpus.topic_label(t) for t in ids], ids, [float(placed.probs[i]) for i in top]
+                    )
+                )
+            panels.chart(
+                figures.position_map(
+                    corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract"
+                )
+            )
+        with right:
+            st.markdown("**Nearest papers**")
+            for r, sim in zip(placed.nearest.rows, placed.nearest.scores, strict=True):
+                shell.paper_link(ctx, int(r), suffix=f" — similarity {float(sim):.2f}")
+        if not np.isfinite(placed.xy).all():
+            st.caption("Its map position could not be computed.")

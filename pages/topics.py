@@ -1,0 +1,61 @@
+"""Topics: the table of topics with the evidence behind each, and one topic in depth."""
+
+import streamlit as st
+
+from explorer import analysis, figures, panels, shell, state, text
+
+ctx = shell.context()
+corpus = ctx.corpus
+st.title("Topics", anchor=False)
+table = analysis.topic_table(corpus, ctx.mask)
+if table.empty:
+    st.info("This corpus has no topics: clustering left every paper out. Rebuild it with a smaller minimum topic size.")
+    st.stop()
+topic = ctx.view.topic
+if topic is not None and corpus.topic_pos(topic) is None:
+    st.warning(
+        f"Topic {topic} does not exist in **{text.plain(corpus.name)}**. Pick one below.", icon=":material/help:"
+    )
+    topic = None
+
+st.caption(
+    "Click a column header to sort, a row to open the topic. *Coherence* (NPMI of the top keywords, −1 to 1) and "
+    "*reassigned* (papers clustering left out, placed here) say how much to trust a topic."
+)
+panels.topic_table(ctx, table)
+labels = panels.topic_labels(corpus)
+st.selectbox(
+    "Topic", table["topic"].tolist(), index=None, key="topics_topic", placeholder="Choose a topic…",
+    format_func=lambda t: f"{t} · {labels[t]}",
+    **state.bind("topics_topic", topic, default=None, to_url=lambda v: {"topic": v}),
+)  # fmt: skip
+topic = st.session_state["topics_topic"]
+
+if topic is not None:
+    pos = corpus.topic_pos(topic)
+    st.header(f"Topic {topic} · {text.plain(labels[topic])}", anchor=False)
+    panels.topic_metrics(table.iloc[pos])
+    shell.topic_link(ctx, topic, label="See it on the map", page="map")
+    left, right = st.columns(2)
+    row = corpus.topics.iloc[pos]
+    panels.chart(figures.keyword_bars(list(row["keywords"]), list(row["keyword_weights"]), topic=topic), left)
+    with right:
+        panels.relevance_panel(analysis.topic_terms_of(corpus, topic), topic)
+
+    st.subheader("Representative papers", anchor=False)
+    for r in analysis.representative_rows(corpus, pos):
+        shell.paper_item(ctx, r, f"fit {corpus.papers['topic_prob'].iat[r]:.2f}")
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.subheader("Nearest topics", anchor=False)
+        for other, sim in analysis.nearest_topics(corpus, pos):
+            tid = int(corpus.topic_ids[other])
+            shell.topic_link(ctx, tid, label=f"{tid} · {text.plain(labels[tid])} — cosine {sim:.2f}")
+    if corpus.has_years:
+        shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
+        panels.chart(
+            figures.topic_share_lines(shares[shares["topic"] == topic], labels, selected=topic, height=320), right
+        )
+
+st.divider()
+panels.topic_overview(corpus, topic)

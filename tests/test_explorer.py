@@ -1,0 +1,428 @@
+"""The dashboard's read side without a running app: loading, filters, relevance, search, URL state,
+safe text and figures, on the fixture corpus built with the hashing embedder."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer import analysis, data, figures, search, state, text
+from explorer.filters import Filters, apply, clean, describe
+from pipeline import artifacts, schema
+from pipeline.artifacts import ArtifactError
+
+XSS_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
+
+
+@pytest.fixture(scope="module")
+def corpus(small_artifacts):
+    return data.load_corpus(small_artifacts, "small")
+
+
+@pytest.fixture(scope="module")
+def index(corpus):
+    return search.build_bm25(corpus)
+
+
+def copy_build(root: Path, name: str, dest_root: Path, dest_name: str) -> Path:
+    """Copy corpus ``name``'s current build into ``dest_root/dest_name`` (a plain folder)."""
+    folder = dest_root / dest_name
+    shutil.copytree(artifacts.corpus_path(root, name), folder)
+    return folder
+
+
+# ------------------------------------------------------------------------------------------
+# Loading
+# ------------------------------------------------------------------------------------------
+
+
+def test_load_corpus_aligns_tables_and_arrays(corpus):
+    n, k = corpus.n_papers, len(corpus.topics)
+    assert n == 137 and k >= 1
+    assert (corpus.papers["row"].to_numpy() == np.arange(n)).all()
+    assert corpus.embeddings.shape[0] == n and isinstance(corpus.embeddings, np.memmap)
+    assert corpus.topic_distribution.shape == (n, k)
+    assert corpus.topic_similarity.shape == (k, k)
+    assert corpus.xy.dtype == np.float32 and corpus.xy.shape == (n, 2)
+    assert not corpus.xy.flags.writeable and not corpus.topic_index.flags.writeable
+    # each paper's topic row points at its topic
+    known = corpus.topic_index >= 0
+    assert (corpus.topic_ids[corpus.topic_index[known]] == corpus.papers["topic"].to_numpy()[known]).all()
+    assert corpus.has_years and corpus.year_span == (2020, 2024)
+    assert corpus.paper_pos("xss-1") is not None and corpus.paper_pos("no-such-paper") is None
+    assert corpus.topic_pos(10_000) is None
+
+
+def test_hover_text_is_escaped_for_plotly(corpus):
+    hover = corpus.hover[corpus.paper_pos("xss-1")]
+    assert "<script>" not in hover and "&lt;script&gt;" in hover
+    assert hover.startswith("<b>")  # our own markup survives
+    # the venue is not followed by its year twice
+    assert "IJCAI 2024 2024" not in hover
+
+
+def test_keyword_years_load_once(corpus):
+    ky = corpus.keyword_years
+    assert set(ky.columns) >= {"term", "year", "df", "share"}
+    assert corpus.keyword_years is ky  # read once
+
+
+def test_invalid_or_missing_corpus_names_never_leave_the_root(small_artifacts):
+    for bad in ("../../etc", "..", "/etc", "a/b", ""):
+        with pytest.raises(ArtifactError, match="not a valid corpus name"):
+            data.load_corpus(small_artifacts, bad)
+    with pytest.raises(ArtifactError, match="no corpus named"):
+        data.load_corpus(small_artifacts, "nope")
+
+
+def test_broken_and_old_corpora_fail_clearly_while_others_load(small_artifacts, tmp_path):
+    copy_build(small_artifacts, "small", tmp_path, "good")
+    old = copy_build(small_artifacts, "small", tmp_path, "old")
+    manifest = json.loads((old / schema.MANIFEST).read_text())
+    (old / schema.MANIFEST).write_text(json.dumps({**manifest, "schema_version": 0}))
+    broken = copy_build(small_artifacts, "small", tmp_path, "broken")
+    (broken / schema.PAPERS).write_bytes(b"not parquet")
+    short = copy_build(small_artifacts, "small", tmp_path, "short")
+    np.save(short / schema.EMBEDDINGS, np.zeros((3, 8), dtype=np.float32))
+
+    with pytest.raises(ArtifactError, match="schema"):
+        data.load_corpus(tmp_path, "old")
+    with pytest.raises(ArtifactError, match="papers.parquet is damaged"):
+        data.load_corpus(tmp_path, "broken")
+    with pytest.raises(ArtifactError, match="embeddings.npy"):
+        data.load_corpus(tmp_path, "short")
+    assert data.load_corpus(tmp_path, "good").n_papers == 137
+    status = {e.name: e.ok for e in artifacts.list_corpora(tmp_path)}
+    assert status["good"] and not status["old"]
+
+
+def test_cached_corpus_is_shared_and_follows_rebuilds(small_artifacts, tmp_path):
+    builds = tmp_path / artifacts.BUILDS / "c"
+    builds.mkdir(parents=True)
+    first = builds / "b1"
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), first)
+    os.symlink(os.path.relpath(first, tmp_path), tmp_path / "c")
+    a = data.get_corpus(tmp_path, "c")
+    assert data.get_corpus(tmp_path, "c") is a  # one copy for every session
+    second = builds / "b2"
+    shutil.copytree(first, second)
+    (tmp_path / "c").unlink()
+    os.symlink(os.path.relpath(second, tmp_path), tmp_path / "c")
+    b = data.get_corpus(tmp_path, "c")
+    assert b is not a and b.build_id == "b2"
+
+
+# ------------------------------------------------------------------------------------------
+# Filters and URL state
+# ------------------------------------------------------------------------------------------
+
+
+def test_filters_build_the_expected_mask(corpus):
+    papers = corpus.papers
+    assert apply(corpus, Filters()).all()
+    years = apply(corpus, Filters(years=(2021, 2022)))
+    assert years.sum() == papers["year"].between(2021, 2022).sum() == 50
+    venue = apply(corpus, Filters(venues=("IJCAI 2020",)))
+    assert venue.sum() == (papers["venue"] == "IJCAI 2020").sum() > 0
+    topic = int(corpus.topic_ids[0])
+    assert apply(corpus, Filters(topics=(topic,))).sum() == (papers["topic"] == topic).sum()
+    text_mask = apply(corpus, Filters(text="JOB-SHOP"))
+    assert text_mask[corpus.paper_pos("latex-1")]
+    both = apply(corpus, Filters(years=(2021, 2022), text="planning"))
+    assert (both == (years & apply(corpus, Filters(text="planning")))).all()
+    assert "of 137 papers" in describe(corpus, Filters(years=(2021, 2022)), years)
+
+
+def test_clean_drops_what_the_corpus_lacks(corpus):
+    cleaned, problems = clean(Filters(years=(1990, 2021), venues=("IJCAI 2020", "Nowhere"), topics=(0, 999)), corpus)
+    assert cleaned.years == (2020, 2021)
+    assert cleaned.venues == ("IJCAI 2020",) and cleaned.topics == (0,)
+    assert len(problems) == 2
+    full, _ = clean(Filters(years=(2000, 2030)), corpus)
+    assert full.years is None  # the whole span is no filter
+    _, problems = clean(Filters(years=(1900, 1910)), corpus)
+    assert problems and "no paper" in problems[0]
+
+
+def test_url_state_round_trips():
+    view = state.View(
+        corpus="small", topic=3, paper="ijcai2020-paper1", q="graph neural", mode="semantic",
+        filters=Filters(years=(2021, 2023), venues=("IJCAI 2021", "A, B"), topics=(0, 4), text="diffusion"),
+    )  # fmt: skip
+    encoded = state.encode(view)
+    assert encoded["years"] == "2021-2023" and encoded["topics"] == "0,4" and encoded["venue"] == ["IJCAI 2021", "A, B"]
+    params = {k: v if isinstance(v, list) else [v] for k, v in encoded.items()}
+    assert state.parse(params) == view
+    assert state.encode(state.View()) == {}
+
+
+def test_url_state_tolerates_bad_values():
+    view = state.parse({"topic": ["x"], "years": ["soon"], "topics": ["1,a"], "mode": ["magic"], "q": ["a" * 5000]})
+    assert view.topic is None and view.filters.years is None and view.filters.topics == ()
+    assert view.mode == "keyword" and len(view.q) == state.MAX_QUERY_CHARS
+    assert len(view.problems) == 4
+    assert state.parse_range("2022") == (2022, 2022) and state.parse_range("2024-2020") == (2020, 2024)
+    assert state.parse_float("7") == 1.0 and state.parse_float("nan") is None
+
+
+def test_shared_params_carry_corpus_and_filters_only():
+    view = state.View(corpus="small", topic=2, paper="p", q="x", filters=Filters(years=(2021, 2022), text="t"))
+    shared = state.shared(view, paper="q1", topic=None)
+    assert shared == {"corpus": "small", "years": "2021-2022", "text": "t", "paper": "q1"}
+
+
+# ------------------------------------------------------------------------------------------
+# Topics, relevance, trends
+# ------------------------------------------------------------------------------------------
+
+
+def test_relevance_follows_ldavis():
+    p_topic, p_corpus = np.array([0.1, 0.01]), np.array([0.1, 0.001])
+    assert np.allclose(figures.relevance(p_topic, p_corpus, 1.0), np.log(p_topic))
+    assert np.allclose(figures.relevance(p_topic, p_corpus, 0.0), np.log(p_topic / p_corpus))
+    terms = pd.DataFrame(
+        {
+            "term": ["common", "specific"],
+            "ctfidf": [0.5, 0.4],
+            "count": [10, 1],
+            "p_topic": p_topic,
+            "p_corpus": p_corpus,
+        }
+    )
+    assert figures.rank_by_relevance(terms, 1.0)["term"].tolist() == ["common", "specific"]
+    assert figures.rank_by_relevance(terms, 0.0)["term"].tolist() == ["specific", "common"]
+
+
+def test_topic_table_reports_evidence(corpus):
+    table = analysis.topic_table(corpus, apply(corpus, Filters(years=(2020, 2020))))
+    assert list(table["topic"]) == list(corpus.topic_ids)
+    assert table["size"].sum() == corpus.n_papers - int((corpus.topic_index < 0).sum())
+    assert table["shown"].sum() == 25
+    assert table["reassigned"].sum() == int(corpus.papers["was_outlier"].sum())
+    assert table["stability"].isna().all()  # not in this build: shown as missing, not invented
+
+
+def test_nearest_topics_and_representatives(corpus):
+    near = analysis.nearest_topics(corpus, 0, k=3)
+    assert all(pos != 0 for pos, _ in near) and len(near) == min(3, len(corpus.topics) - 1)
+    assert analysis.representative_rows(corpus, 0)
+
+
+def test_topic_shares_sum_to_one_each_year(corpus):
+    mask = apply(corpus, Filters())
+    shares = analysis.topic_year_shares(corpus, mask)
+    assert np.allclose(shares.groupby("year")["share"].sum(), 1.0)
+
+
+def test_keyword_shares_match_the_pipeline_and_text_fallback(corpus):
+    mask = apply(corpus, Filters())
+    term = corpus.terms["term"].iat[0]
+    shares = analysis.keyword_year_shares(corpus, [term, "scheme for job-shop"], mask)
+    ky = corpus.keyword_years
+    expected = ky[ky["term"] == term].set_index("year")["df"]
+    got = shares[shares["term"] == term].set_index("year")["df"]
+    assert (got.reindex(expected.index) == expected).all()
+    fallback = shares[shares["term"] == "scheme for job-shop"]
+    assert set(fallback["source"]) == {"text match"} and fallback["df"].sum() >= 1
+    assert (shares["share"] <= 1).all()
+
+
+def test_period_changes_need_support():
+    counts = pd.DataFrame(
+        {"term": ["a", "a", "b", "b", "c"], "year": [2020, 2023, 2020, 2023, 2023], "n": [1, 9, 5, 1, 2]}
+    )
+    totals = pd.Series({2020: 10, 2021: 10, 2022: 10, 2023: 10})
+    table = analysis.period_changes(counts, totals, (2020, 2021), (2022, 2023), key="term", min_support=5)
+    assert table["term"].tolist() == ["a", "b"]  # c (2 papers) is not a trend
+    row = table.iloc[0]
+    assert (row["n_before"], row["n_after"]) == (1, 9)
+    assert row["share_before"] == pytest.approx(0.05) and row["change"] == pytest.approx(0.4)
+    assert analysis.default_periods([2020, 2021, 2022, 2023, 2024]) == ((2020, 2021), (2022, 2024))
+
+
+# ------------------------------------------------------------------------------------------
+# Search
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("doc_id", ["ijcai2020-paper1", "latex-1", "ijcai2023-paper104"])
+def test_bm25_ranks_the_paper_of_a_phrase_first(corpus, index, doc_id):
+    row = corpus.paper_pos(doc_id)
+    words = corpus.papers["abstract"].iat[row].split()
+    phrase = " ".join(words[12:20])
+    hits = search.keyword_search(corpus, index, phrase)
+    assert hits.rows[0] == row and hits.exact[0]
+
+
+def test_bm25_respects_the_filters_and_odd_queries(corpus, index):
+    mask = apply(corpus, Filters(years=(2020, 2020)))
+    hits = search.keyword_search(corpus, index, "planning agents", mask=mask)
+    assert len(hits) and mask[hits.rows].all()
+    assert len(search.keyword_search(corpus, index, "the of and")) == 0  # stop words only
+    assert len(search.keyword_search(corpus, index, "zzzzqqq")) == 0
+    assert np.all(np.diff(hits.scores[~hits.exact]) <= 1e-6)
+
+
+def test_semantic_search_similar_papers_and_placement(corpus):
+    encoder = search.encoder_for(corpus)  # the corpus's own model: the hashing test embedder here
+    row = corpus.paper_pos("latex-1")
+    vector = search.encode_query(encoder, corpus.papers["model_text"].iat[row])
+    hits = search.semantic_search(corpus, vector, k=5)
+    assert hits.rows[0] == row and np.all(np.diff(hits.scores) <= 1e-6)
+    similar = search.similar_papers(corpus, row, 10)
+    assert row not in similar.rows and len(similar) == 10
+    placed = search.place_vector(corpus, vector)
+    assert placed.probs.sum() == pytest.approx(1, abs=1e-4)
+    assert placed.nearest.rows[0] == row
+    lo, hi = corpus.xy.min(axis=0), corpus.xy.max(axis=0)
+    assert np.all(placed.xy >= lo - 1e-3) and np.all(placed.xy <= hi + 1e-3)
+    frame = search.hits_frame(corpus, hits)
+    assert list(frame.columns) == ["doc_id", "title", "topic", "label", "year", "venue", "score", "exact"]
+
+
+def test_embed_params_come_from_the_manifest(corpus):
+    params = search.embed_params(corpus)
+    assert params.backend == "hashing"
+
+
+# ------------------------------------------------------------------------------------------
+# Safe text
+# ------------------------------------------------------------------------------------------
+
+
+HOSTILE = [
+    XSS_TITLE,
+    'We study <img src=x onerror="window.__xss=1"> adversarial prompts and [a link](javascript:window.__xss=1).',
+    "<a href='javascript:alert(1)'>click</a> ![x](javascript:alert(1)) <javascript:alert(1)>",
+    ":red[colour] :smile: **bold** # heading\n\n1. list\n> quote `code` $$\\href{javascript:alert(1)}{x}$$",
+]
+
+
+def _render(markdown: str) -> str:
+    markdown_it = pytest.importorskip("markdown_it")
+    return markdown_it.MarkdownIt("commonmark", {"html": True}).render(markdown)
+
+
+@pytest.mark.parametrize("raw", HOSTILE)
+def test_hostile_text_renders_inert(raw):
+    md = text.to_markdown(raw, keywords=["adversarial", "prompts"])
+    rendered = _render(md)
+    assert "<script" not in rendered and "<img" not in rendered and 'href="javascript' not in rendered.lower()
+    assert not re.search(r"<(h1|ol|blockquote|code|strong|a)\b", rendered)  # no markup from the text itself
+    # nothing is lost: the visible text is the original (whitespace aside, highlights unwrapped)
+    visible = re.sub(r":orange-background\[(.*?)\]", r"\1", md)
+    plain = (
+        re.sub(r"<[^>]+>", "", _render(visible))
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", '"')
+        .replace("&amp;", "&")
+    )
+    assert " ".join(plain.split()) == " ".join(raw.split())
+
+
+def test_plain_labels_are_escaped():
+    label = text.plain(XSS_TITLE)
+    assert "<" not in label.replace("\\<", "")
+    assert text.plain(None, "x") == "x" and text.plain(float("nan")) == "" and text.plain(pd.NA) == ""
+
+
+def test_only_http_links_become_links():
+    assert text.safe_url("https://example.org/paper?x=1") == "https://example.org/paper?x=1"
+    assert text.safe_url("http://example.org") == "http://example.org"
+    for bad in (
+        "javascript:alert(1)",
+        "JAVASCRIPT:alert(1)",
+        "data:text/html,<script>",
+        "vbscript:x",
+        "//example.org",
+        "https://",
+        "https://a b",
+        None,
+        3,
+    ):
+        assert text.safe_url(bad) is None
+    md = text.to_markdown("see https://example.org/code and javascript:alert(1) too")
+    assert "](https://example.org/code)" in md
+    assert "](javascript" not in md
+
+
+def test_math_renders_only_when_valid():
+    md = text.to_markdown(
+        r"with $\mathcal{O}(n \log n)$ and $x \in \mathbb{R}^d$ and $\href{javascript:alert(1)}{x}$ and $\frac{1}{2$"
+    )
+    assert r"$\mathcal{O}(n \log n)$" in md and r"$x \in \mathbb{R}^d$" in md
+    assert r"$\href" not in md and r"\$\\href" in md
+    assert "$\\frac{1}{2$" not in md
+    assert text.to_markdown("costs $5 and $10 today").count("\\$") == 2  # money is not math
+    assert text.count_math(r"$x$ and $\evil{y}$") == (1, 1)
+    assert text.is_safe_math(r"\alpha + \beta_i^2") and not text.is_safe_math(r"\url{x}")
+
+
+def test_keywords_are_highlighted_inside_escaped_text():
+    md = text.to_markdown("Graph neural networks <b>rock</b>", keywords=["graph neural", "rock"])
+    assert ":orange-background[Graph neural]" in md
+    assert ":orange-background[rock]" in md and "\\<b\\>" in md
+
+
+# ------------------------------------------------------------------------------------------
+# Figures
+# ------------------------------------------------------------------------------------------
+
+
+def test_topic_map_sends_only_what_it_needs(corpus):
+    mask = apply(corpus, Filters(years=(2021, 2022)))
+    fig = figures.topic_map(corpus, mask)
+    types = {t.type for t in fig.data}
+    assert types == {"scattergl"}
+    points = [t for t in fig.data if t.customdata is not None]
+    rows = np.concatenate([np.asarray(t.customdata) for t in points])
+    assert sorted(rows.tolist()) == np.flatnonzero(mask).tolist()
+    assert all(np.asarray(t.x).dtype == np.float32 for t in fig.data)
+    assert all("<script>" not in str(h) for t in points for h in t.hovertext)
+    highlighted = figures.topic_map(corpus, mask, highlight=int(corpus.topic_ids[0]))
+    assert any((t.marker.line.width or 0) > 0 for t in highlighted.data)
+
+
+def test_palette_is_shared_and_stable():
+    assert figures.topic_colour(0) == figures.PALETTE[0]
+    assert figures.topic_colour(len(figures.PALETTE)) == figures.PALETTE[0]
+    assert figures.topic_colour(-1) == figures.OUTLIER
+    codes = figures.colour_codes(np.array([0, 1, -1]))
+    assert codes.tolist() == [0.5, 1.5, len(figures.PALETTE) + 0.5]
+
+
+def test_labels_never_overlap():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=50), rng.normal(size=50)
+    texts = [f"topic label {i}" for i in range(50)]
+    keep = figures.place_labels(x, y, texts, np.arange(50), width_px=800, height_px=500, limit=50)
+    assert 0 < len(keep) < 50 and keep[0] == 49  # most important first
+
+
+def test_topic_figures_build(corpus):
+    t = corpus.topics
+    assert figures.intertopic_map(t, corpus.topic_similarity, selected=0).data
+    assert figures.similarity_heatmap(t, corpus.topic_similarity, selected=0).data
+    z = figures.linkage_from_hierarchy(corpus.hierarchy, corpus.topic_ids)
+    z = figures.linkage_from_embeddings(corpus.topic_embeddings) if z is None else z
+    if z is not None:
+        assert figures.dendrogram(t, z, selected=int(t["topic"].iat[0])).data
+    mds = figures.classical_mds(1 - np.eye(4))
+    assert mds.shape == (4, 2)
+
+
+def test_dendrogram_from_a_known_hierarchy():
+    topics = pd.DataFrame({"topic": [0, 1, 2], "label": ["a", "b", "c"]})
+    hierarchy = pd.DataFrame({"parent_id": [3, 4], "left_id": [0, 3], "right_id": [1, 2], "distance": [0.2, 0.5]})
+    z = figures.linkage_from_hierarchy(hierarchy, topics["topic"].to_numpy())
+    assert z.tolist() == [[0, 1, 0.2, 2], [3, 2, 0.5, 3]]
+    fig = figures.dendrogram(topics, z, selected=2)
+    assert len(fig.data) == 3  # plain branches, the selected branch, the leaves
