@@ -357,7 +357,7 @@ def _fit_full(papers, embeddings, config: BuildConfig, root, embedder, run, summ
         projection, cached = _reduce_cached(embeddings, config, root)
         clock.note = "cached" if cached else ""
     with run.stage("cluster", "Clustering") as clock:
-        clustering = cluster(projection.cluster, embeddings, config.cluster)
+        clustering = cluster(projection.cluster, embeddings, config.cluster, knn=projection.knn_indices)
         clock.note = f"{clustering.n_clusters} clusters, {clustering.raw_outlier.mean() if n else 0:.1%} outliers"
     with run.stage("vocabulary", "Counting terms"):
         dt = doc_terms(papers["model_text"].tolist(), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)

@@ -75,7 +75,7 @@ def make_parser() -> argparse.ArgumentParser:
     m.add_argument("--backend", choices=["onnx-int8", "onnx", "torch"], help="embedding backend (default onnx-int8)")
     m.add_argument("--threads", type=int, help="embedding threads (default: all cores)")
     m.add_argument("--seed", type=int, help="random seed for UMAP (default 42)")
-    m.add_argument("--cluster-method", choices=["hdbscan", "agglomerative"], help="clustering method")
+    m.add_argument("--cluster-method", choices=["auto", "hdbscan", "agglomerative"], help="clustering method (default auto)")
     m.add_argument("--min-cluster-size", type=int, help="smallest topic (default adapts to corpus size)")
     m.add_argument("--topics", type=int, dest="n_topics", help="target number of topics (default adapts)")
     m.add_argument("--keep-outliers", action="store_true", help="keep unclustered papers as topic -1 instead of placing them")

@@ -36,7 +36,7 @@ ACADEMIC_STOP_WORDS = frozenset(
     real world real-world challenging challenge challenges crucial critical fundamental often
     well known terms term first novel effectively successfully also can may might could would
     one two three four five many much several often due lead leads led obtain obtained obtaining
-    compared comparison compare compares comparing existing art-of-the significantly
+    compared comparison compare compares comparing existing art-of-the significantly pp
     """.split()
 )
 

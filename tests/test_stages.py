@@ -103,7 +103,7 @@ def test_reduce_tiny_corpus_uses_pca_without_error():
 
 def test_cluster_separates_blobs_and_reassigns_outliers():
     x, truth = _blobs(n_per=40, k=4)
-    result = cluster(x, x, ClusterParams(min_cluster_size=10))
+    result = cluster(x, x, ClusterParams(method="hdbscan", min_cluster_size=10, n_topics=4))
     assert result.n_clusters == 4
     assert (result.labels != -1).all()
     from sklearn.metrics import adjusted_rand_score
@@ -130,7 +130,19 @@ def test_merge_to_caps_the_topic_count():
 def test_cluster_params_adapt_to_corpus_size():
     small, large = resolve_params(ClusterParams(), 38), resolve_params(ClusterParams(), 18_682)
     assert small.min_cluster_size < large.min_cluster_size
+    assert (small.method, large.method) == ("agglomerative", "hdbscan")
+    assert (small.n_topics, resolve_params(ClusterParams(), 3_281).n_topics, large.n_topics) == (6, 25, 59)
     assert resolve_params(ClusterParams(min_cluster_size=7), 10_000).min_cluster_size == 7
+    assert resolve_params(ClusterParams(smooth_k=0), 10_000).smooth_k == 0
+
+
+def test_smoothing_takes_the_neighbourhood_majority():
+    from pipeline.cluster import smooth
+
+    labels = np.array([0, 0, 0, 1, 1, 1, 0])
+    knn = np.array([[0, 1, 2], [1, 0, 2], [2, 0, 1], [3, 4, 5], [4, 3, 5], [5, 3, 4], [6, 3, 4]])
+    assert smooth(labels, knn, 2).tolist() == [0, 0, 0, 1, 1, 1, 1]
+    assert smooth(np.array([-1, 0, 0]), np.array([[0, 1, 2], [1, 0, 2], [2, 1, 0]]), 2).tolist() == [-1, 0, 0]
 
 
 # --- vocabulary, labels, trends --------------------------------------------------------------

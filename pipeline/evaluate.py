@@ -1,0 +1,298 @@
+"""Quality measures for topic models and the baselines they are compared with.
+
+Pure functions: no printing, no file I/O. The ``python -m pipeline evaluate`` runner reads the
+corpus and the artifacts, calls these and writes the report.
+
+Measures:
+
+* :func:`clustering_scores`: agreement with reference labels (NMI, ARI), with and without outliers.
+* :func:`topic_diversity`: share of distinct words among the topics' top words.
+* :func:`npmi_coherence`: NPMI of each topic's top words over document co-occurrence in the corpus.
+* :func:`stability`: mean pairwise ARI between the assignments of several runs (e.g. seeds).
+
+Baselines (each returns a :class:`BaselineResult` with labels, top words where meaningful, seconds):
+:func:`vanilla_bertopic`, :func:`vanilla_bertopic_reduce_outliers`, :func:`kmeans`, :func:`lda`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+#: Added to joint probabilities so that pairs that never co-occur get a finite NPMI (close to -1).
+NPMI_EPSILON = 1e-12
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    """What a baseline produced.
+
+    Attributes:
+        labels: ``(n,)`` int cluster or topic per document; ``-1`` marks outliers.
+        topic_words: per topic (ordered by topic id, outliers excluded) its top words, best first;
+            ``None`` for methods without a word representation (k-means).
+        seconds: wall time of the fit (and outlier reduction, where applicable).
+    """
+
+    labels: np.ndarray
+    topic_words: list[list[str]] | None
+    seconds: float
+
+
+# --------------------------------------------------------------------------------------------
+# Measures
+# --------------------------------------------------------------------------------------------
+
+
+def clustering_scores(
+    labels_true: Sequence[Any] | np.ndarray,
+    labels_pred: Sequence[int] | np.ndarray,
+    *,
+    outlier: int = -1,
+) -> dict[str, float]:
+    """Agreement of a clustering with reference labels.
+
+    Args:
+        labels_true: ``(n,)`` reference labels (any hashable values, e.g. area names).
+        labels_pred: ``(n,)`` predicted cluster ids; ``outlier`` marks unassigned documents.
+        outlier: the id that marks outliers.
+
+    Returns:
+        ``nmi_all``, ``ari_all``: over all documents, the outliers counted as one more cluster;
+        ``nmi_inliers``, ``ari_inliers``: over the documents not marked as outliers (NaN when
+        there are none); ``outlier_share``: share of outliers; ``n_clusters``: distinct
+        non-outlier clusters.
+
+    Raises:
+        ValueError: the two label arrays differ in length or are empty.
+    """
+    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    true = np.asarray(labels_true)
+    pred = np.asarray(labels_pred)
+    if true.shape != pred.shape or true.ndim != 1:
+        raise ValueError(f"labels_true {true.shape} and labels_pred {pred.shape} must be equal 1-d shapes")
+    if len(true) == 0:
+        raise ValueError("no labels to compare")
+    inlier = pred != outlier
+    scores = {
+        "nmi_all": float(normalized_mutual_info_score(true, pred)),
+        "ari_all": float(adjusted_rand_score(true, pred)),
+        "nmi_inliers": math.nan,
+        "ari_inliers": math.nan,
+        "outlier_share": float(1.0 - inlier.mean()),
+        "n_clusters": float(len(np.unique(pred[inlier]))),
+    }
+    if inlier.any():
+        scores["nmi_inliers"] = float(normalized_mutual_info_score(true[inlier], pred[inlier]))
+        scores["ari_inliers"] = float(adjusted_rand_score(true[inlier], pred[inlier]))
+    return scores
+
+
+def topic_diversity(topic_words: Sequence[Sequence[str]], top_n: int = 10) -> float:
+    """Share of distinct words among all topics' top ``top_n`` words.
+
+    ``len(set(all top words)) / (n_topics * top_n)``: 1.0 when no word is shared, ``1 / n_topics``
+    when every topic has the same words. NaN without topics.
+    """
+    if not topic_words:
+        return math.nan
+    top = [w for words in topic_words for w in list(words)[:top_n]]
+    return len(set(top)) / (len(topic_words) * top_n)
+
+
+def npmi_coherence(
+    topic_words: Sequence[Sequence[str]],
+    doc_term: sp.spmatrix | sp.sparray | np.ndarray,
+    vocab: Mapping[str, int],
+    top_n: int = 10,
+) -> tuple[float, list[float]]:
+    """NPMI coherence of each topic's top words, from document co-occurrence in the corpus.
+
+    For each pair of a topic's top words present in ``vocab`` (unknown words and words used by no
+    document are skipped), with probabilities over documents and ``eps`` = :data:`NPMI_EPSILON`:
+    ``npmi = log((p(a,b) + eps) / (p(a) p(b))) / -log(p(a,b) + eps)``, in [-1, 1]; words that
+    always co-occur score 1 (also when both are in every document), words that never do about -1.
+    A topic's score is the mean over its pairs.
+
+    Args:
+        topic_words: per topic its words, best first. Terms may be bigrams ("neural network")
+            when the vocabulary has them.
+        doc_term: ``(n_docs, n_terms)`` term counts or presence; any non-zero counts as present.
+        vocab: term -> column of ``doc_term``.
+        top_n: words per topic to use.
+
+    Returns:
+        ``(mean, per_topic)``: per-topic scores in the order given (NaN for a topic with fewer
+        than two usable words) and their mean over the topics that have one (NaN if none).
+    """
+    matrix = sp.csc_array(doc_term)
+    n_docs = matrix.shape[0]
+    if n_docs == 0:
+        raise ValueError("doc_term has no documents")
+    per_topic: list[float] = []
+    for words in topic_words:
+        columns: list[int] = []
+        for word in list(words)[:top_n]:
+            col = vocab.get(word)
+            if col is not None and col not in columns:
+                columns.append(col)
+        if len(columns) < 2:
+            per_topic.append(math.nan)
+            continue
+        present = (matrix[:, columns] != 0).astype(np.float64)
+        co = (present.T @ present).toarray()  # (k, k) documents containing both
+        df = np.diag(co).copy()
+        keep = df > 0
+        co, df = co[np.ix_(keep, keep)], df[keep]
+        if len(df) < 2:
+            per_topic.append(math.nan)
+            continue
+        p = df / n_docs
+        values = []
+        for i, j in itertools.combinations(range(len(df)), 2):
+            joint = co[i, j] / n_docs + NPMI_EPSILON
+            denominator = -math.log(joint)
+            if denominator <= 1e-9:  # both words in every document: perfect co-occurrence
+                values.append(1.0)
+                continue
+            values.append(math.log(joint / (p[i] * p[j])) / denominator)
+        per_topic.append(float(np.mean(values)))
+    valid = [v for v in per_topic if not math.isnan(v)]
+    return (float(np.mean(valid)) if valid else math.nan), per_topic
+
+
+def binary_doc_term(
+    docs: Sequence[str],
+    *,
+    ngram_range: tuple[int, int] = (1, 2),
+    stop_words: str | None = "english",
+    min_df: int = 1,
+) -> tuple[sp.csr_array, dict[str, int]]:
+    """Document-term presence matrix for :func:`npmi_coherence` (reference corpus = the docs).
+
+    Returns:
+        ``(doc_term, vocab)``: ``(n_docs, n_terms)`` 0/1 int8 CSR array and term -> column.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vectorizer = CountVectorizer(ngram_range=ngram_range, stop_words=stop_words, min_df=min_df, binary=True)
+    matrix = vectorizer.fit_transform(docs)
+    vocab = {str(term): int(col) for term, col in vectorizer.vocabulary_.items()}
+    return sp.csr_array(matrix, dtype=np.int8), vocab
+
+
+def stability(assignments: Sequence[np.ndarray]) -> float:
+    """Mean adjusted Rand index over all pairs of assignments of the same documents.
+
+    Args:
+        assignments: two or more ``(n,)`` label arrays (e.g. one per random seed). Outliers are
+            compared as one more cluster.
+
+    Raises:
+        ValueError: fewer than two assignments, or of different lengths.
+    """
+    from sklearn.metrics import adjusted_rand_score
+
+    if len(assignments) < 2:
+        raise ValueError("stability needs at least two assignments")
+    lengths = {len(a) for a in assignments}
+    if len(lengths) != 1:
+        raise ValueError(f"assignments have different lengths: {sorted(lengths)}")
+    pairs = itertools.combinations(assignments, 2)
+    return float(np.mean([adjusted_rand_score(np.asarray(a), np.asarray(b)) for a, b in pairs]))
+
+
+# --------------------------------------------------------------------------------------------
+# Baselines
+# --------------------------------------------------------------------------------------------
+
+
+def _bertopic_words(model: Any, top_n: int = 10) -> list[list[str]]:
+    topics = sorted(t for t in model.get_topics() if t != -1)
+    return [[word for word, _ in model.get_topic(t)[:top_n]] for t in topics]
+
+
+def _fit_vanilla(
+    docs: Sequence[str], embeddings: np.ndarray, embedding_model: Any, seed: int
+) -> tuple[Any, list[int]]:
+    from bertopic import BERTopic
+    from umap import UMAP
+
+    # BERTopic's own UMAP defaults, with a seed (which makes UMAP single-threaded).
+    umap_model = UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", random_state=seed)
+    model = BERTopic(embedding_model=embedding_model, umap_model=umap_model)
+    topics, _ = model.fit_transform(list(docs), embeddings=np.asarray(embeddings, dtype=np.float32))
+    return model, list(topics)
+
+
+def vanilla_bertopic(
+    docs: Sequence[str], embeddings: np.ndarray, embedding_model: Any = None, seed: int = 0
+) -> BaselineResult:
+    """BERTopic with its default parameters (UMAP seeded) on precomputed embeddings.
+
+    Args:
+        docs: the ``n`` documents.
+        embeddings: ``(n, dim)`` float32 document embeddings.
+        embedding_model: passed to ``BERTopic(embedding_model=...)``; ``None`` is fine with
+            precomputed embeddings and the default (c-TF-IDF) representation.
+        seed: UMAP's ``random_state``.
+    """
+    start = time.perf_counter()
+    model, topics = _fit_vanilla(docs, embeddings, embedding_model, seed)
+    return BaselineResult(
+        np.asarray(topics, dtype=np.int64), _bertopic_words(model), time.perf_counter() - start
+    )
+
+
+def vanilla_bertopic_reduce_outliers(
+    docs: Sequence[str], embeddings: np.ndarray, embedding_model: Any = None, seed: int = 0
+) -> BaselineResult:
+    """:func:`vanilla_bertopic`, then ``reduce_outliers`` with its default strategy ("distributions").
+
+    Topic words are those of the fit (``reduce_outliers`` does not update representations).
+    """
+    start = time.perf_counter()
+    model, topics = _fit_vanilla(docs, embeddings, embedding_model, seed)
+    if -1 in topics:
+        topics = model.reduce_outliers(list(docs), topics)
+    return BaselineResult(
+        np.asarray(topics, dtype=np.int64), _bertopic_words(model), time.perf_counter() - start
+    )
+
+
+def kmeans(embeddings: np.ndarray, k: int, seed: int = 0) -> BaselineResult:
+    """k-means with ``k`` clusters on the (L2-normalised) embeddings; no outliers, no words."""
+    from sklearn.cluster import KMeans
+
+    start = time.perf_counter()
+    labels = KMeans(n_clusters=k, random_state=seed).fit_predict(np.asarray(embeddings, dtype=np.float32))
+    return BaselineResult(np.asarray(labels, dtype=np.int64), None, time.perf_counter() - start)
+
+
+def lda(docs: Sequence[str], k: int, seed: int = 0, *, top_n: int = 10) -> BaselineResult:
+    """Latent Dirichlet allocation with ``k`` topics on word counts (English stop words removed).
+
+    Each document is labelled with its most probable topic; topic words are the ``top_n`` words of
+    highest weight in each topic.
+    """
+    from sklearn.decomposition import LatentDirichletAllocation
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    start = time.perf_counter()
+    vectorizer = CountVectorizer(stop_words="english", min_df=min(2, len(docs)))
+    counts = vectorizer.fit_transform(docs)
+    model = LatentDirichletAllocation(n_components=k, random_state=seed)
+    doc_topic = model.fit_transform(counts)
+    terms = vectorizer.get_feature_names_out()
+    words = [[str(terms[i]) for i in np.argsort(-weights)[:top_n]] for weights in model.components_]
+    return BaselineResult(
+        np.asarray(doc_topic.argmax(axis=1), dtype=np.int64), words, time.perf_counter() - start
+    )
