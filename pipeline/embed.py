@@ -404,6 +404,24 @@ class EmbeddingStore:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+    def remove(self, hashes: Sequence[bytes]) -> int:
+        """Forget the vectors of these texts (benchmarks use it to time embedding them again).
+
+        Returns:
+            How many were removed.
+        """
+        keys, vectors = self._load()
+        if vectors is None:
+            return 0
+        drop = np.isin(keys, np.array(hashes, dtype="S16"))
+        if drop.any():
+            kept_keys, kept_vectors = keys[~drop], np.asarray(vectors)[~drop]
+            shutil.rmtree(self.folder)
+            if len(kept_keys):
+                self.add(list(kept_keys), kept_vectors)
+        return int(drop.sum())
+
+
 @dataclass(frozen=True)
 class EmbedResult:
     """Vectors for a list of texts and how many were computed now (the rest came from the cache)."""

@@ -357,11 +357,24 @@ def _hash_id(title: str | None, abstract: str) -> str:
     return "p" + hashlib.blake2b(f"{title or ''}\n{abstract}".encode(), digest_size=5).hexdigest()
 
 
+#: Scripts written without spaces between words (Chinese, Japanese kana): each character counts as
+#: a word, or a whole abstract in them would be "one word" and skipped as too short.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _word_count(text: str) -> int:
+    tokens = text.split()
+    unspaced = len(_UNSPACED.findall(text))
+    if not unspaced:
+        return len(tokens)
+    return unspaced + sum(1 for t in tokens if not _UNSPACED.search(t))
+
+
 def _check_rows(
     frame: pd.DataFrame, cleaned: pd.Series, params: IngestParams
 ) -> tuple[pd.Series, list[tuple[int, str, str, str]]]:
     """Skip empty or short abstracts; returns the cleaned abstracts of usable rows (NaN elsewhere)."""
-    n_words = pd.Series([len(c.split()) for c in cleaned], index=cleaned.index)
+    n_words = pd.Series([_word_count(c) for c in cleaned], index=cleaned.index)
     abstracts = frame["abstract"]
     empty = (abstracts.str.len() == 0) | (n_words == 0)
     short = ~empty & (n_words < params.min_words)

@@ -614,3 +614,14 @@ def test_any_records_give_papers_or_an_input_error(records, fmt):
     assert papers["doc_id"].is_unique
     assert (papers["abstract"].str.len() > 0).all() and (papers["title"].str.len() > 0).all()
     assert all(isinstance(json.loads(e), dict) for e in papers["extra"])
+
+
+def test_abstracts_in_unspaced_scripts_are_not_too_short(tmp_path):
+    path = tmp_path / "zh.jsonl"
+    path.write_text(
+        json.dumps({"title": "图神经网络", "abstract": "我们研究用于分子性质预测的图神经网络，并提出一种新的消息传递方法。"}, ensure_ascii=False)
+        + "\n",
+        encoding="utf-8",
+    )
+    result = ingest([path])
+    assert len(result.papers) == 1 and result.summary()["skipped"] == 0
