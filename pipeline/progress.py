@@ -89,12 +89,12 @@ class Reporter:
     """Writes progress lines for a human: stage headers, counts with rate and ETA, a summary.
 
     On a terminal the count line is rewritten in place; elsewhere (CI logs, pipes) a line is
-    written at most every ``interval`` seconds so logs stay short.
+    written at most every ``interval`` seconds so logs stay short, and once when done.
     """
 
     stream: TextIO = field(default_factory=lambda: sys.stderr)
     quiet: bool = False
-    interval: float = 2.0
+    interval: float = 10.0
 
     def __post_init__(self) -> None:
         self._tty = hasattr(self.stream, "isatty") and self.stream.isatty()
@@ -114,15 +114,18 @@ class Reporter:
     def counter(self, label: str, unit: str = "items") -> ProgressFn:
         """A ``progress(done, total)`` callback that prints ``label: done/total unit, rate, ETA``."""
         start = time.perf_counter()
-        self._last = 0.0
+        self._last = start
+        reported_done = False
 
         def progress(done: int, total: int) -> None:
-            if self.quiet:
+            nonlocal reported_done
+            if self.quiet or reported_done:
                 return
             now = time.perf_counter()
             finished = done >= total
             if not finished and now - self._last < (0.25 if self._tty else self.interval):
                 return
+            reported_done = finished
             self._last = now
             elapsed = now - start
             rate = done / elapsed if elapsed > 0 else 0.0
