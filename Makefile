@@ -13,7 +13,7 @@ HOST ?= 0.0.0.0
 help:
 	@echo "make run    set up, build the bundled corpus if needed, start the dashboard on http://localhost:$(PORT)"
 	@echo "make test   set up, then run the whole test suite (unit, end-to-end, browser)"
-	@echo "make share  serve the dashboard read-only to other machines on the network"
+	@echo "make share  serve the dashboard read-only to other machines on the network (EDITOR_TOKEN=... for editors)"
 	@echo "make bench  run the benchmarks (slow; writes BENCHMARKS.md figures)"
 	@echo "make lint   ruff"
 
@@ -32,6 +32,16 @@ build: setup
 run: build
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true \
 		--browser.gatherUsageStats false -- --artifacts $(ARTIFACTS)
+
+# Serve the dashboard to other machines, read-only: no curation, no saved tours, no file written by
+# a viewer. EDITOR_TOKEN=... lets whoever opens a page with ?token=... edit; it is passed in the
+# environment (not visible in `ps`). Put it behind HTTPS (README: "Share and present").
+share: build
+	@echo "serving read-only on http://$(HOST):$(PORT)$(if $(EDITOR_TOKEN), (editors: add ?token=<EDITOR_TOKEN> to a link),)"
+	@ATLAS_EDITOR_TOKEN="$(EDITOR_TOKEN)" $(PY) -m streamlit run app.py --server.address $(HOST) \
+		--server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
+		--server.enableXsrfProtection true --server.enableCORS true --client.toolbarMode viewer \
+		-- --artifacts $(ARTIFACTS) --read-only
 
 # Debian's Chromium for the browser tests (never `playwright install`: it downloads a browser).
 browser:

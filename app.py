@@ -7,6 +7,7 @@ A router only: page config, the page list, the corpus picker and the shared filt
 
     streamlit run app.py                          # corpora in ./artifacts
     streamlit run app.py -- --artifacts DIR       # corpora elsewhere
+    streamlit run app.py -- --read-only           # shared: nobody writes (ATLAS_EDITOR_TOKEN: editors may)
 """
 
 from __future__ import annotations
@@ -16,15 +17,19 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import shell, state
+from explorer import access, present, shell, state
 
 shell.leave_old_pages_mode()
 st.set_page_config(page_title=shell.APP_TITLE, page_icon="🧭", layout="wide")
 
 shell.style()
-root = shell.artifacts_root(sys.argv, Path(__file__).parent)
+options = access.options(sys.argv, Path(__file__).parent)
+who = access.session(options)  # takes an editor token out of the URL before anything reads it
 navigation = st.navigation(shell.pages(), position="hidden")  # drawn by shell.sidebar, with the filters in the links
 shell.follow_page_param()
 state.sync_url(navigation.url_path)
-shell.sidebar(root)
+ctx = shell.sidebar(options.root, who, page=navigation.url_path or "map")
+if who.refused:
+    st.warning("That editor token is not valid: this session is read-only.", icon=":material/lock:")
+present.bar(ctx, shell.PAGE_PATH)  # present mode when the URL names a tour
 navigation.run()

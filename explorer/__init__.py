@@ -1,8 +1,12 @@
 """The dashboard's read side: load built corpora, filter, search, build figures, keep URL state.
 
-Nothing here fits a model. ``data`` (loading), ``filters``, ``analysis`` (tables), ``search``,
-``figures`` (plotly, pure), ``state`` (URL) and ``text`` (safe rendering) are plain functions
-tested without a running app; their few ``st.cache_resource`` wrappers are thin shells.
-``shell`` (router glue: sidebar, links, page context) and ``panels`` (reusable page blocks) draw
-with Streamlit; the pages in ``pages/`` combine them.
+Nothing here fits a model. ``data`` (loading, topic edits applied), ``filters``, ``analysis``
+(tables), ``search``, ``figures`` (plotly, pure), ``state`` (URL), ``text`` (safe rendering),
+``readinglist`` (short ids, Markdown/CSV/BibTeX), ``tours`` (saved views), ``downloads`` (offline
+HTML, CSV), ``curate`` (edits to topics) and ``access`` (read-only sharing, editor token) are
+plain functions tested without a running app; their few ``st.cache_resource`` wrappers are thin
+shells. Every function that writes a file takes an ``access.Access`` and refuses a viewer.
+``shell`` (router glue: sidebar, links, page context), ``panels`` (reusable page blocks), ``share``
+(reading-list buttons, downloads, curation status) and ``present`` (tour building, present mode)
+draw with Streamlit; the pages in ``pages/`` combine them.
 """

@@ -1,15 +1,18 @@
-"""Loading a built corpus into one read-only bundle.
+"""Loading a built corpus into one read-only bundle, with the user's topic edits applied.
 
-``load_corpus`` is a plain function (tests call it directly). The app goes through
-``get_corpus``, a thin ``st.cache_resource`` wrapper keyed by (artifacts root, corpus name,
-build id): every browser session shares one copy, and a rebuilt corpus (a new build id behind the
-``<name>`` symlink) is picked up on the next rerun. Embeddings and the topic distribution are
-memory-mapped, never copied.
+``load_corpus`` and ``with_edits`` are plain functions (tests call them directly). The app goes
+through ``get_corpus``: two ``st.cache_resource`` layers, the build keyed by (artifacts root,
+corpus name, build id) and the curated corpus keyed by that plus a hash of the curation file
+(``<root>/<name>.curation.json``, see ``pipeline.curation``). Every browser session shares one
+copy; a rebuilt corpus (a new build id behind the ``<name>`` symlink) or an edit (a new file hash)
+is picked up on the next rerun, and undoing an edit finds the earlier copy again. Embeddings and
+the topic distribution are memory-mapped, never copied.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from urllib.parse import quote
@@ -18,8 +21,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer import readinglist
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError, CorpusEntry
+from pipeline.curation import Curation, CurationError, apply_edits, curation_path
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
 PAPER_COLUMNS = [
@@ -62,6 +67,13 @@ class Corpus:
         topic_index: int ``(papers,)`` row of each paper's topic in ``topics`` (-1: outlier, topic -1).
         hover: object ``(papers,)`` map hover text, already escaped for plotly.
         quoted_ids: object ``(papers,)`` doc ids percent-encoded for URLs.
+        short_ids: object ``(papers,)`` short ids for reading-list links (``explorer.readinglist``).
+        edits: the curation edits applied (``pipeline.curation``), oldest first.
+        skipped_edits: those that no longer match any topic or paper (e.g. after a rebuild).
+        curation_error: why the curation file could not be read, or None.
+
+    ``papers`` has a ``moved`` column (moved to another topic by hand) and ``topics`` a
+    ``curated`` one (renamed or merged by hand).
     """
 
     name: str
@@ -84,12 +96,23 @@ class Corpus:
     topic_index: np.ndarray
     hover: np.ndarray
     quoted_ids: np.ndarray
+    short_ids: np.ndarray
     _doc_pos: pd.Index = field(repr=False)
     _topic_pos: dict[int, int] = field(repr=False)
+    _short_pos: pd.Index = field(repr=False)
+    edits_key: str = ""
+    edits: tuple[dict, ...] = ()
+    skipped_edits: tuple[dict, ...] = ()
+    curation_error: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str]:
-        """What identifies this build in caches: (root, name, build id)."""
+        """What identifies this corpus in caches: (root, name, build id + the edits' hash)."""
+        return (str(self.root), self.name, f"{self.build_id}+{self.edits_key}" if self.edits_key else self.build_id)
+
+    @property
+    def text_key(self) -> tuple[str, str, str]:
+        """(root, name, build id): for caches of the texts alone (edits do not change them)."""
         return (str(self.root), self.name, self.build_id)
 
     @property
@@ -129,6 +152,10 @@ class Corpus:
             return None
         pos = self._doc_pos.get_indexer([doc_id])[0]
         return None if pos < 0 else int(pos)
+
+    def short_rows(self, ids: list[str]) -> np.ndarray:
+        """Rows of papers by short id (-1 where unknown); vectorised."""
+        return self._short_pos.get_indexer(ids).astype(np.int64)
 
     def topic_pos(self, topic: int | None) -> int | None:
         """Row of topic ``topic`` in ``topics`` (and the topic arrays), or None if unknown."""
@@ -170,9 +197,11 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     for col in TEXT_COLUMNS:
         papers[col] = _text(papers[col])
     papers["year"] = papers["year"].astype("Int16")
+    papers["moved"] = False
 
     topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
     topics["label"] = _text(topics["label"]).fillna("").where(lambda s: s != "", "topic " + topics["topic"].astype(str))
+    topics["curated"] = False
     topic_pos = {int(t): i for i, t in enumerate(topics["topic"].to_numpy())}
 
     embeddings = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)
@@ -210,6 +239,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     terms = artifacts.read_table(folder, schema.TERMS)
     terms["term"] = terms["term"].astype("str")
+    short = readinglist.short_ids(papers["doc_id"])
     return Corpus(
         name=name,
         build_id=folder.name,
@@ -231,8 +261,10 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         topic_index=topic_index,
         hover=hover,
         quoted_ids=papers["doc_id"].map(lambda d: quote(str(d), safe="")).to_numpy(dtype=object),
+        short_ids=short,
         _doc_pos=pd.Index(papers["doc_id"].to_numpy(dtype=object)),
         _topic_pos=topic_pos,
+        _short_pos=pd.Index(short),
     )
 
 
@@ -253,6 +285,125 @@ def _hover_text(papers: pd.DataFrame, topic_labels: pd.Series) -> np.ndarray:
     where = (venue + " " + year.where(venue.str.slice(-4) != year, "")).str.strip()
     text = "<b>" + title + "</b><br>" + escape_plotly(topic_labels.reset_index(drop=True)) + "<br>" + where
     return text.to_numpy(dtype=object)
+
+
+# ------------------------------------------------------------------------------------------
+# Topic curation (rename, merge, move) applied on load
+# ------------------------------------------------------------------------------------------
+
+
+def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
+    """``base`` with curation ``edits`` applied (``pipeline.curation.apply_edits``); ``base`` is untouched.
+
+    Renamed labels and moved papers change the tables only. A merge also folds the merged
+    topics' columns of ``topic_distribution`` into the kept topic (a new in-memory array), averages
+    their embeddings (weighted by size) and recomputes their similarity, pools their term
+    statistics, and drops the stored hierarchy (which no longer fits; the app draws one from the
+    embeddings). Coherence and growth of merged topics become unknown (NaN) rather than wrong.
+    The topic probability of papers that changed topic is read from the (merged) distribution.
+    """
+    applied = apply_edits(base.papers, base.topics, list(edits))
+    papers, topics = applied.papers, applied.topics.reset_index(drop=True)
+    old_ids, new_ids = base.topic_ids, topics["topic"].to_numpy()
+    old_topic, new_topic = base.papers["topic"].to_numpy(), papers["topic"].to_numpy()
+    moved = papers["moved"].to_numpy(dtype=bool)
+    # Where each stored topic went: itself, or the topic its papers were merged into.
+    kept = set(new_ids.tolist())
+    target: dict[int, int] = {}
+    for t in old_ids.tolist():  # one per topic
+        sel = (old_topic == t) & ~moved
+        if t in kept:
+            target[t] = t
+        elif sel.any():
+            target[t] = int(pd.Series(new_topic[sel]).mode().iat[0])
+    new_pos = {int(t): j for j, t in enumerate(new_ids)}
+    fold = np.zeros((len(old_ids), len(new_ids)), dtype=np.float32)
+    for i, t in enumerate(old_ids.tolist()):
+        if target.get(t) in new_pos:
+            fold[i, new_pos[target[t]]] = 1.0
+    absorbed = sorted({v for k, v in target.items() if k != v})
+    distribution, topic_embeddings, similarity = base.topic_distribution, base.topic_embeddings, base.topic_similarity
+    topic_terms, hierarchy = base.topic_terms, base.hierarchy
+    if absorbed or len(new_ids) != len(old_ids):
+        distribution = np.asarray(base.topic_distribution, dtype=np.float32) @ fold
+        sizes = base.topics["size"].to_numpy(dtype=np.float32)
+        emb = (fold * sizes[:, None]).T @ np.asarray(base.topic_embeddings, dtype=np.float32)
+        emb /= np.clip(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12, None)
+        topic_embeddings, similarity = emb, np.clip(emb @ emb.T, -1, 1).astype(np.float32)
+        topic_terms = _pool_terms(base.topic_terms, target)
+        hierarchy = base.hierarchy.iloc[0:0]
+        merged = topics["topic"].isin(absorbed)
+        for col in ("coherence", "growth", "stability"):
+            if col in topics:
+                topics[col] = topics[col].astype(float).mask(merged)
+        reps = base.topics.set_index("topic")["representative_doc_ids"]
+        for keep in absorbed:  # a few merged topics: their representative papers, kept topic's first
+            parts = [keep, *[k for k, v in target.items() if v == keep and k != keep]]
+            joined = [d for p in parts for d in list(reps.get(p, []))]
+            topics.at[new_pos[keep], "representative_doc_ids"] = list(dict.fromkeys(joined))
+        for arr in (topic_embeddings, similarity):
+            arr.setflags(write=False)
+    topic_index = pd.Index(new_ids).get_indexer(new_topic).astype(np.int32)
+    changed = ((new_topic != old_topic) | np.isin(new_topic, absorbed)) & (topic_index >= 0)
+    if changed.any():
+        rows = np.flatnonzero(changed)
+        probs = papers["topic_prob"].to_numpy(dtype=float).copy()
+        probs[rows] = np.asarray(distribution[rows], dtype=float)[np.arange(len(rows)), topic_index[rows]]
+        papers["topic_prob"] = probs
+    topic_index.setflags(write=False)
+    labels = np.append(topics["label"].to_numpy(dtype=object), "outliers")
+    out = replace(
+        base,
+        papers=papers,
+        topics=topics,
+        topic_terms=topic_terms,
+        hierarchy=hierarchy,
+        topic_years=_topic_years(papers),
+        topic_embeddings=topic_embeddings,
+        topic_similarity=similarity,
+        topic_distribution=distribution,
+        topic_index=topic_index,
+        hover=_hover_text(papers, pd.Series(labels[topic_index], dtype="str")),
+        _topic_pos={int(t): i for i, t in enumerate(new_ids)},
+        edits_key=edits_key,
+        edits=tuple(edits),
+        skipped_edits=tuple(applied.skipped),
+    )
+    if "keyword_years" in base.__dict__:  # already read: share it
+        out.__dict__["keyword_years"] = base.__dict__["keyword_years"]
+    return out
+
+
+def _pool_terms(terms: pd.DataFrame, target: dict[int, int]) -> pd.DataFrame:
+    """topic_terms of merged topics pooled: counts summed, best c-TF-IDF, p(w|t) over the pooled total."""
+    if terms.empty:
+        return terms
+    t = terms.assign(topic=terms["topic"].map(target))
+    t = t[t["topic"].notna()].astype({"topic": terms["topic"].dtype})
+    # each stored topic's total term count, from any of its rows: count / p_topic
+    total = (terms["count"] / terms["p_topic"].where(terms["p_topic"] > 0)).groupby(terms["topic"]).median()
+    pooled_total = total.groupby(total.index.map(target)).sum()
+    out = t.groupby(["topic", "term"], as_index=False, sort=False).agg(
+        ctfidf=("ctfidf", "max"), count=("count", "sum"), p_corpus=("p_corpus", "first")
+    )
+    out["p_topic"] = out["count"] / out["topic"].map(pooled_total).clip(lower=1)
+    return out[terms.columns.tolist()].sort_values(["topic", "ctfidf"], ascending=[True, False]).reset_index(drop=True)
+
+
+def _topic_years(papers: pd.DataFrame) -> pd.DataFrame:
+    """topic_years.parquet recounted from the (edited) papers: topic, year, n, share."""
+    dated = papers[papers["year"].notna()]
+    if dated.empty:
+        return pd.DataFrame(columns=["topic", "year", "n", "share"])
+    counts = dated.groupby([dated["topic"].astype(int), dated["year"].astype(int)]).size().rename("n").reset_index()
+    totals = dated["year"].astype(int).value_counts()
+    counts["share"] = counts["n"] / counts["year"].map(totals)
+    return counts
+
+
+def parse_edits(raw: bytes, source: str) -> list[dict]:
+    """The edits in the bytes of a curation file (``pipeline.curation`` format)."""
+    return Curation.parse(raw.decode("utf-8", errors="replace"), source).edits
 
 
 # ------------------------------------------------------------------------------------------
@@ -284,14 +435,40 @@ def _load_cached(root: str, name: str, build: str, _folder: Path) -> Corpus:
     return load_corpus(Path(root), name, _folder)
 
 
-def get_corpus(root: Path, name: str) -> Corpus:
-    """Corpus ``name``'s current build, one copy shared by every session.
+@st.cache_resource(max_entries=6, show_spinner="Applying the topic edits…")
+def _curated_cached(root: str, name: str, build: str, edits_key: str, _base: Corpus, _raw: bytes) -> Corpus:
+    try:
+        edits = parse_edits(_raw, str(curation_path(Path(root), name)))
+    except CurationError as exc:
+        return replace(_base, edits_key=edits_key, curation_error=str(exc))
+    return with_edits(_base, edits, edits_key) if edits else _base
 
-    The cache key holds the build id, so a rebuilt corpus is loaded on the next rerun; at most six
-    builds stay in memory.
+
+def read_curation(root: Path, name: str) -> bytes | None:
+    """The curation file's bytes (a few kB), or None when there is none."""
+    try:
+        return curation_path(root, name).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return f"unreadable: {exc}".encode()
+
+
+def get_corpus(root: Path, name: str) -> Corpus:
+    """Corpus ``name``'s current build with its topic edits, one copy shared by every session.
+
+    The cache keys hold the build id and a hash of the curation file (read on every rerun: it is
+    tiny), so a rebuild or an edit is picked up on the next rerun; at most six of each stay in
+    memory.
 
     Raises:
         ArtifactError: the name is invalid, or the corpus is missing or broken.
     """
     folder = artifacts.corpus_path(root, name)
-    return _load_cached(str(Path(root).resolve()), name, build_key(folder), folder)
+    root_key, build = str(Path(root).resolve()), build_key(folder)
+    base = _load_cached(root_key, name, build, folder)
+    raw = read_curation(Path(root), name)
+    if not raw:
+        return base
+    edits_key = hashlib.blake2b(raw, digest_size=8).hexdigest()
+    return _curated_cached(root_key, name, build, edits_key, base, raw)

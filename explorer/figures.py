@@ -9,6 +9,7 @@ plotly interprets tags in them.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,7 +29,27 @@ INK = "#1F2328"
 FONT = dict(family="Source Sans Pro, Segoe UI, Helvetica, Arial, sans-serif", size=15, color=INK)
 HOVER = dict(font=dict(size=14, family=FONT["family"], color=INK), bgcolor="white", bordercolor="#888", align="left")
 LIFT_PX = 48  # the highlighted topic's label sits this far above its centre
-CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["lasso2d", "select2d", "toImage"]}
+#: The mode bar of every chart: zoom, pan, reset and "Download plot as a PNG" (see ``config``).
+CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+IMAGE_SCALE = 2  # PNGs at twice the screen size: sharp on slides and projectors
+
+
+def image_name(*parts: object) -> str:
+    """A file name (without extension) from the view: ``neurips-topic-3-keywords``; safe characters only."""
+    raw = "-".join(str(p) for p in parts if p is not None and str(p) != "")
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-.")[:100] or "chart"
+
+
+def config(filename: str, *, select: bool = False) -> dict:
+    """Plotly config for a chart whose PNG download is named ``filename``.png.
+
+    Args:
+        select: keep the box and lasso selection tools (the topic map selects papers with them).
+    """
+    out = dict(CONFIG, toImageButtonOptions={"format": "png", "filename": image_name(filename), "scale": IMAGE_SCALE})
+    if select:
+        out["modeBarButtonsToRemove"] = []
+    return out
 
 
 def esc(text: object, limit: int | None = None) -> str:

@@ -11,9 +11,10 @@ from explorer import analysis, figures, filters, shell, state, text
 from explorer.data import Corpus
 
 
-def chart(fig, container=None, **kwargs):
-    """A plotly figure with the app's look (our own theme, trimmed mode bar)."""
-    return (container or st).plotly_chart(fig, theme=None, config=figures.CONFIG, **kwargs)
+def chart(fig, container=None, *, name: str, **kwargs):
+    """A plotly figure with the app's look (our own theme, trimmed mode bar) whose mode bar
+    downloads it as ``name``.png (``figures.image_name`` of the view, e.g. ``small-topic-3-keywords``)."""
+    return (container or st).plotly_chart(fig, theme=None, config=figures.config(name), **kwargs)
 
 
 # ------------------------------------------------------------------------------------------
@@ -75,7 +76,7 @@ def topic_metrics(row: pd.Series) -> None:
 
 
 @st.fragment
-def relevance_panel(terms: pd.DataFrame, topic: int) -> None:
+def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str) -> None:
     """The λ slider (URL ``lam``) and the LDAvis-style relevance bars; reruns alone."""
     st.slider(
         "Relevance λ: 1 ranks terms by frequency in the topic, 0 by how specific they are to it",
@@ -86,7 +87,10 @@ def relevance_panel(terms: pd.DataFrame, topic: int) -> None:
     if terms.empty:
         st.info("No term statistics were stored for this topic.")
     else:
-        chart(figures.relevance_bars(figures.rank_by_relevance(terms, lam), topic=topic, lam=lam))
+        chart(
+            figures.relevance_bars(figures.rank_by_relevance(terms, lam), topic=topic, lam=lam),
+            name=figures.image_name(corpus_name, "topic", topic, "relevance", f"lambda{lam:.2f}"),
+        )
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
@@ -111,9 +115,9 @@ def topic_overview(corpus: Corpus, selected: int | None) -> None:
     if tree_fig is None:
         tree.info("A hierarchy needs at least two topics.")
     else:
-        chart(tree_fig, tree)
-    chart(distance_fig, distance)
-    chart(heat_fig, heat)
+        chart(tree_fig, tree, name=figures.image_name(corpus.name, "topic-hierarchy"))
+    chart(distance_fig, distance, name=figures.image_name(corpus.name, "intertopic-distance"))
+    chart(heat_fig, heat, name=figures.image_name(corpus.name, "topic-similarity"))
 
 
 # ------------------------------------------------------------------------------------------
@@ -134,6 +138,7 @@ def distributions(ctx: shell.Context) -> None:
             xtitle="papers using it (whole corpus)",
         ),
         left,
+        name=figures.image_name(corpus.name, "keywords"),
     )
     table = analysis.topic_table(corpus, ctx.mask).sort_values("shown", ascending=False).head(25)
     names = [f"{t} · {lab}" for t, lab in zip(table["topic"], table["label"], strict=True)]
@@ -146,6 +151,7 @@ def distributions(ctx: shell.Context) -> None:
             xtitle="papers (filters applied)",
         ),
         right,
+        name=figures.image_name(corpus.name, "topics"),
     )
 
 
@@ -183,7 +189,14 @@ def support_input(default: int) -> int:
 
 
 def changes(
-    name: str, table: pd.DataFrame, label: str, before: tuple[int, int], after: tuple[int, int], support: int
+    name: str,
+    table: pd.DataFrame,
+    label: str,
+    before: tuple[int, int],
+    after: tuple[int, int],
+    support: int,
+    *,
+    corpus_name: str = "",
 ) -> None:
     """Emerging and declining bars for keywords or topics, with the counts behind them."""
     st.markdown(f"**{name}**")
@@ -192,9 +205,13 @@ def changes(
         return
     up, down = table[table["change"] > 0].head(12), table[table["change"] < 0].iloc[::-1].head(12)
     left, right = st.columns(2, gap="large")
-    chart(figures.change_bars(up, label=label, title="Emerging"), left)
-    chart(figures.change_bars(down, label=label, title="Declining"), right)
     b, a = state.format_range(before), state.format_range(after)
+    for title, part, column in (("Emerging", up, left), ("Declining", down, right)):
+        chart(
+            figures.change_bars(part, label=label, title=title),
+            column,
+            name=figures.image_name(corpus_name, name.lower(), title.lower(), b, "to", a),
+        )
     with st.expander(f"{name}: the counts behind these numbers"):
         shown = table[[label, "n_before", "share_before", "n_after", "share_after", "change"]]
         st.dataframe(
@@ -234,7 +251,7 @@ def keyword_lines(ctx: shell.Context, chosen: list[str], suggested: list[str]) -
         st.caption("Choose keywords above to see the share of each year's papers that use them.")
         return
     shares = analysis.keyword_year_shares(ctx.corpus, chosen, ctx.mask)
-    chart(figures.keyword_share_lines(shares))
+    chart(figures.keyword_share_lines(shares), name=figures.image_name(ctx.corpus.name, "keywords", *chosen[:4]))
     notes = (
         ["Showing the three fastest-rising keywords (see below); type others to compare."]
         if chosen == suggested

@@ -206,29 +206,35 @@ def _bm25_cached(key: tuple[str, str, str], _corpus: Corpus):
 
 
 def bm25_index(corpus: Corpus):
-    """The corpus's BM25 index, built once per build and shared by every session."""
-    return _bm25_cached(corpus.key, corpus)
+    """The corpus's BM25 index, built once per build (topic edits do not change it) and shared by
+    every session."""
+    return _bm25_cached(corpus.text_key, corpus)
 
 
 _WARMING: set[tuple[str, str, str]] = set()
 _WARM_LOCK = threading.Lock()
 
 
-def warm(corpus: Corpus) -> None:
+def warm(corpus: Corpus, *, writable: bool = True) -> None:
     """Build the keyword index and load the query encoder in the background, once per build, so
-    that the first search does not wait for them (a few seconds for a large corpus)."""
+    that the first search does not wait for them (a few seconds for a large corpus).
+
+    Args:
+        writable: the encoder may write its ONNX export to the artifacts cache (not on a
+            read-only server; see ``encoder_for``).
+    """
     with _WARM_LOCK:
-        if corpus.key in _WARMING:
+        if corpus.text_key in _WARMING:
             return
-        _WARMING.add(corpus.key)
+        _WARMING.add(corpus.text_key)
 
     def work() -> None:
         try:
             bm25_index(corpus)
-            encode_query(encoder_for(corpus), "warm up")
+            encode_query(encoder_for(corpus, writable=writable), "warm up")
         except Exception:  # a search will report the problem to the reader
             with _WARM_LOCK:
-                _WARMING.discard(corpus.key)
+                _WARMING.discard(corpus.text_key)
 
     threading.Thread(target=work, name=f"warm-{corpus.name}", daemon=True).start()
 
@@ -241,7 +247,26 @@ def _encoder_cached(params_key: str, root: str, _params) -> Encoder:
     return load_encoder(_params, artifacts.cache_dir(Path(root)))
 
 
-def encoder_for(corpus: Corpus) -> Encoder:
-    """The query encoder of the corpus's own model, loaded once per process."""
+def read_only_params(params, root: Path):
+    """``params`` for a server that must not write: the ONNX backends need their export in the
+    artifacts cache (made by the build); when it is missing, the torch backend (same model, no
+    file written) encodes queries instead."""
+    from pipeline import artifacts
+    from pipeline.embed import onnx_model_path
+
+    if params.backend not in ("onnx", "onnx-int8"):
+        return params
+    path = onnx_model_path(params, artifacts.cache_dir(Path(root)))
+    return params if path is not None and path.is_file() else dataclasses.replace(params, backend="torch")
+
+
+def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
+    """The query encoder of the corpus's own model, loaded once per process.
+
+    Args:
+        writable: False on a read-only server: never write a model export (see ``read_only_params``).
+    """
     params = embed_params(corpus)
+    if not writable:
+        params = read_only_params(params, corpus.root)
     return _encoder_cached(repr(params), str(corpus.root), params)

@@ -1,22 +1,22 @@
 """Glue shared by the router and the pages: the page list, the sidebar, links and friendly states.
 
-The router (``app.py``) calls ``artifacts_root``, ``pages``, ``follow_page_param`` and
-``sidebar``; ``sidebar`` resolves the corpus and the filters once per rerun and stores a
-``Context`` that every page reads with ``context()``.
+The router (``app.py``) calls ``pages``, ``follow_page_param`` and ``sidebar``; ``sidebar``
+resolves the corpus, the filters and the reading list once per rerun and stores a ``Context``
+that every page reads with ``context()``.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import numpy as np
 import streamlit as st
 
-from explorer import data, figures, filters, search, state, text
+from explorer import data, figures, filters, present, readinglist, search, share, state, text
+from explorer.access import Access
 from explorer.data import Corpus
 from explorer.state import View
 from pipeline.artifacts import ArtifactError
@@ -39,8 +39,13 @@ PAGES = (
     PageInfo("trends", "pages/trends.py", "Keyword trends", ":material/trending_up:"),
     PageInfo("paper", "pages/paper.py", "Paper", ":material/article:"),
     PageInfo("search", "pages/search.py", "Search", ":material/search:"),
+    PageInfo("list", "pages/list.py", "Reading list", ":material/bookmarks:"),
+    PageInfo("tour", "pages/tour.py", "Tours", ":material/slideshow:"),
+    PageInfo("curate", "pages/curate.py", "Curate topics", ":material/edit_note:"),
 )
 PAGE = {p.name: p for p in PAGES}
+PAGE_PATH = {p.name: p.path for p in PAGES}
+EDITOR_PAGES = ("curate",)  # not linked for viewers of a read-only server
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,11 @@ class Context:
         mask: bool ``(papers,)`` papers the filters keep.
         base: bool ``(papers,)`` the same without the topic filter: the denominator of topic
             shares (a topic is never 100% of its own filter).
+        access: what this session may write.
+        page: the page shown (``PAGES`` name).
+        reading: int ``(m,)`` rows of the reading list's papers, in list order.
+        reading_unknown: short ids in the URL's list that this corpus does not know.
+        presenting: the page is shown as a step of a tour (no editing affordances).
     """
 
     root: Path
@@ -58,28 +68,25 @@ class Context:
     view: View
     mask: np.ndarray
     base: np.ndarray
+    access: Access = Access()
+    page: str = "map"
+    reading: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    reading_unknown: tuple[str, ...] = ()
+    presenting: bool = False
 
     @property
     def n_shown(self) -> int:
         return int(self.mask.sum())
 
+    @property
+    def can_edit(self) -> bool:
+        """Offer curation here: the session may write and no tour is being presented."""
+        return self.access.can_write and not self.presenting
+
 
 # ------------------------------------------------------------------------------------------
 # Router helpers
 # ------------------------------------------------------------------------------------------
-
-
-def artifacts_root(argv: list[str], app_dir: Path) -> Path:
-    """The artifacts folder: ``--artifacts DIR`` on the command line, else ``artifacts/`` beside app.py.
-
-    ``streamlit run app.py -- --artifacts DIR`` hands the script ``[app.py, --artifacts, DIR]``;
-    a literal ``--`` (other launchers) is skipped too.
-    """
-    args = argv[argv.index("--") + 1 :] if "--" in argv else argv[1:]
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--artifacts", type=Path, default=app_dir / "artifacts")
-    known, _ = parser.parse_known_args(args)
-    return known.artifacts.expanduser()
 
 
 #: Tighter page top and headings, so that the map fits a 1280x800 screen or a projector.
@@ -117,8 +124,9 @@ def _default_corpus(entries) -> str | None:
     return ok[0] if ok else None
 
 
-def sidebar(root: Path) -> Context:
-    """Corpus picker, page links and filters; stops the run with a friendly message when needed."""
+def sidebar(root: Path, access: Access, page: str = "map") -> Context:
+    """Corpus picker, page links, filters and the Share section; stops the run with a friendly
+    message when needed."""
     view = state.read()
     entries = data.list_corpora(root)
     names = [e.name for e in entries]
@@ -144,6 +152,10 @@ def sidebar(root: Path) -> Context:
                 "before",
                 "after",
                 "support",
+                "list",
+                "tour",
+                "tourdata",
+                "step",
             )
         )
         st.selectbox(
@@ -162,14 +174,15 @@ def sidebar(root: Path) -> Context:
     try:
         corpus = data.get_corpus(root, picked)
     except ArtifactError as exc:
-        _page_links(view)
+        _page_links(view, access)
         st.error(f"Corpus **{text.plain(picked)}** cannot be opened: {text.plain(str(exc))}", icon=":material/error:")
         st.stop()
-    search.warm(corpus)
+    search.warm(corpus, writable=not access.read_only)
     cleaned, problems = filters.clean(view.filters, corpus)
     view = replace(view, filters=cleaned)
+    rows, unknown = readinglist.resolve(corpus, view.reading)
     with st.sidebar:
-        _page_links(view)
+        _page_links(view, access, n_list=len(rows))
         st.markdown("#### Filters")
         active = filters.sidebar(corpus, cleaned)
     view = replace(view, filters=active)
@@ -180,11 +193,28 @@ def sidebar(root: Path) -> Context:
         if active.active and st.button("Clear filters", icon=":material/filter_alt_off:", width="stretch"):
             _clear_filters()
         _build_caption(corpus)
+    ctx = Context(
+        root=Path(root), corpus=corpus, view=view, mask=mask, base=base, access=access, page=page,
+        reading=rows, reading_unknown=unknown, presenting=any(st.query_params.get(k) for k in present.TOUR_PARAMS[:2]),
+    )  # fmt: skip
+    with st.sidebar:
+        _share_section(ctx)
     for problem in [*view.problems, *problems]:
         st.warning(f"Ignored part of the link: {text.plain(problem)}", icon=":material/link_off:")
-    ctx = Context(root=Path(root), corpus=corpus, view=view, mask=mask, base=base)
     st.session_state["_ctx"] = ctx
     return ctx
+
+
+def _share_section(ctx: Context) -> None:
+    st.markdown("#### Share and present")
+    share.downloads_block(ctx)
+    present.add_view(ctx)
+    if ctx.access.read_only:
+        st.caption(
+            "Editing on (editor token)." if ctx.access.editor else "Read-only: curation and saving tours are off."
+        )
+    if ctx.corpus.skipped_edits and ctx.access.can_write:
+        st.caption(f"{len(ctx.corpus.skipped_edits)} topic edit(s) no longer match this build: see Curate topics.")
 
 
 def _corpus_caption(entry) -> str:
@@ -202,17 +232,22 @@ def _clear_filters() -> None:
     st.rerun()
 
 
-def _page_links(view: View) -> None:
+def _page_links(view: View, access: Access, n_list: int = 0) -> None:
     with st.sidebar:
         for page in PAGES:
+            if page.name in EDITOR_PAGES and not access.can_write:
+                continue
+            if page.name == "list":
+                st.divider()
+            label = f"{page.title} ({n_list})" if page.name == "list" and n_list else page.title
             extra = {}
-            if page.name in ("topics", "map"):
+            if page.name in ("topics", "map", "curate"):
                 extra["topic"] = view.topic
             if page.name == "paper":
                 extra["paper"] = view.paper
             if page.name == "search":
                 extra.update(q=view.q or None, mode=None if view.mode == "keyword" else view.mode)
-            st.page_link(page.path, label=page.title, icon=page.icon, query_params=state.shared(view, **extra))
+            st.page_link(page.path, label=label, icon=page.icon, query_params=state.shared(view, **extra))
 
 
 def _build_caption(corpus: Corpus) -> None:
@@ -293,6 +328,21 @@ def page_url(ctx: Context, page: str, **extra) -> str:
     return f"{page}?{urlencode(state.shared(ctx.view, **extra), doseq=True)}"
 
 
+def absolute_url(page: str, params: dict) -> str:
+    """The full address of ``page`` with ``params``, for links to copy (relative when the app's
+    own address is unknown). Built from our parameters only: whatever else the browser's address
+    held (an editor token) is not carried over."""
+    query = urlencode(params, doseq=True)
+    path = "" if page == "map" else page
+    url = st.context.url or ""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return f"{path or '.'}?{query}"
+    base = str(st.get_option("server.baseUrlPath") or "").strip("/")
+    prefix = f"/{base}" if base else ""
+    return f"{parts.scheme}://{parts.netloc}{prefix}/{path}?{query}"
+
+
 def paper_urls(ctx: Context, rows: np.ndarray) -> np.ndarray:
     """Relative URLs of papers' pages (vectorised), for link columns in tables."""
     base = page_url(ctx, "paper")
@@ -308,9 +358,20 @@ def paper_link(ctx: Context, row: int, *, prefix: str = "", suffix: str = "") ->
     st.page_link(PAGE["paper"].path, label=label, query_params=state.shared(ctx.view, paper=papers["doc_id"].iat[row]))
 
 
-def paper_item(ctx: Context, row: int, note: str = "", *, prefix: str = "", snippet: bool = False) -> None:
+def paper_item(
+    ctx: Context, row: int, note: str = "", *, prefix: str = "", snippet: bool = False, where: str = "item"
+) -> None:
     """A paper as a link (its title) over a caption: topic, year, ``note`` and, optionally, the
-    start of its abstract. All corpus text is escaped."""
+    start of its abstract, with a button that adds it to the reading list (or removes it). All
+    corpus text is escaped. ``where`` tells lists on one page apart (widget keys)."""
+    body, button = st.columns([24, 1], gap="small")
+    with button:
+        share.list_toggle(ctx, row, key=where)
+    with body:
+        _paper_text(ctx, row, note, prefix=prefix, snippet=snippet)
+
+
+def _paper_text(ctx: Context, row: int, note: str, *, prefix: str, snippet: bool) -> None:
     papers = ctx.corpus.papers
     paper_link(ctx, row, prefix=prefix)
     year = papers["year"].iat[row]
@@ -349,6 +410,11 @@ def map_figure(ctx: Context, highlight: int | None):
     figure takes a few hundred milliseconds to build). Streamlit does not modify the figure."""
     mask_key = hashlib.blake2b(np.packbits(ctx.mask).tobytes(), digest_size=12).hexdigest()
     return _map_figure(ctx.corpus.key, mask_key, highlight, ctx.corpus, ctx.mask)
+
+
+def image_name(ctx: Context, *parts: object) -> str:
+    """The PNG name of a chart of this view: corpus, the parts, ``filtered`` when filters apply."""
+    return figures.image_name(ctx.corpus.name, *parts, "filtered" if ctx.view.filters.active else None)
 
 
 def nothing_left(ctx: Context) -> bool:

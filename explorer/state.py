@@ -13,12 +13,16 @@ years      year filter, ``first-last``                 ``years=2020-2022``
 venue      venue filter, repeated                      ``venue=IJCAI+2020&venue=IJCAI+2021``
 topics     topic filter, comma-separated ids           ``topics=0,4``
 text       text filter (substring of title/abstract)   ``text=diffusion``
+list       reading list: short paper ids, in order     ``list=k3x9m2qa,7fjq2m4a``
+tour       a saved presentation tour, and its step     ``tour=reading-group&step=3``
+tourdata   a tour carried inside the link              ``tourdata=eNqr...&step=1``
+token      editor token of a read-only server          (removed from the URL at once)
 =========  ==========================================  ===============================
 
 Pages add their own (``lam`` relevance λ, ``kw`` trend keywords, ``before``/``after``/``support``
 trend periods). The page itself is the URL path (``/topics``, ``/paper``, ...); ``page=<name>`` in
-the query is also understood by the router. ``corpus`` and the filters travel with every link
-between pages (``shared``); the rest describes one page.
+the query is also understood by the router. ``corpus``, the filters and the reading list travel
+with every link between pages (``shared``); the rest describes one page.
 
 The parsing and encoding functions are pure (they take and return plain dicts) so they are tested
 without Streamlit; ``read``, ``set_params`` and ``bind`` touch ``st.query_params``.
@@ -30,10 +34,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from explorer import readinglist
 from explorer.filters import Filters
 
 #: Parameters that travel with every link between pages.
-SHARED = ("corpus", "years", "venue", "topics", "text")
+SHARED = ("corpus", "years", "venue", "topics", "text", "list")
 MODES = ("keyword", "semantic")
 MAX_QUERY_CHARS = 2_000
 
@@ -50,6 +55,7 @@ class View:
     q: str = ""
     mode: str = "keyword"
     filters: Filters = field(default_factory=Filters)
+    reading: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
 
 
@@ -136,6 +142,8 @@ def parse(params: Params) -> View:
         mode = "keyword"
 
     venues = tuple(dict.fromkeys(v for v in params.get("venue", []) if v))
+    reading, reading_problems = readinglist.parse(_last(params, readinglist.PARAM))
+    problems += reading_problems
     return View(
         corpus=_last(params, "corpus"),
         topic=topic,
@@ -143,6 +151,7 @@ def parse(params: Params) -> View:
         q=(_last(params, "q") or "")[:MAX_QUERY_CHARS],
         mode=mode,
         filters=Filters(years=years, venues=venues, topics=topics, text=(_last(params, "text") or "")[:200]),
+        reading=reading,
         problems=tuple(problems),
     )
 
@@ -161,6 +170,8 @@ def encode(view: View) -> dict[str, str | list[str]]:
         out["q"] = view.q
     if view.mode != "keyword":
         out["mode"] = view.mode
+    if view.reading:
+        out[readinglist.PARAM] = readinglist.encode(view.reading)
     return out
 
 

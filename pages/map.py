@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import analysis, figures, shell, state, text
+from explorer import analysis, figures, share, shell, state, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -37,21 +37,21 @@ event = st.plotly_chart(
     shell.map_figure(ctx, topic),
     key="map",
     on_select="rerun",
-    selection_mode="points",
-    config=figures.CONFIG,
+    selection_mode=("points", "box", "lasso"),
+    config=figures.config(shell.image_name(ctx, "map", f"topic-{topic}" if topic is not None else None), select=True),
     theme=None,
 )
 st.caption(
     "Each dot is a paper, placed near papers with similar abstracts and coloured by its topic; faint dots are papers "
     "clustering left out and placed in their nearest topic. **Click a dot to open the paper**; drag to zoom, "
-    "double-click to zoom out."
+    "double-click to zoom out. The box and lasso tools select papers for your reading list."
 )
-points = event.selection.points if event else []
-if points:
-    row = points[0].get("customdata")
-    row = row[0] if isinstance(row, list) else row
-    if row is not None and 0 <= int(row) < corpus.n_papers:
-        shell.open_paper(ctx, int(row))
+picked_rows, many = share.map_selection(event, corpus.n_papers)
+if many:
+    st.markdown(f"**{len(picked_rows):,} papers selected on the map**")
+    share.selection_actions(ctx, picked_rows, key="rl_map_sel", open_paper=lambda r: shell.open_paper(ctx, r))
+elif len(picked_rows):
+    shell.open_paper(ctx, int(picked_rows[0]))
 
 if topic is not None:
     pos = corpus.topic_pos(topic)
@@ -60,12 +60,12 @@ if topic is not None:
     st.markdown("**Keywords:** " + text.plain(", ".join(list(corpus.topics["keywords"].iat[pos])[:10])))
     papers = corpus.papers
     table = papers.iloc[rows][["title", "year", "venue", "topic_prob"]].assign(link=shell.paper_urls(ctx, rows))
-    st.caption(f"{len(rows):,} papers, most typical first. Select a row to open it, or use its link.")
+    st.caption(f"{len(rows):,} papers, most typical first. Select rows to open one or add them to your reading list.")
     picked = st.dataframe(
         table,
         hide_index=True,
         on_select="rerun",
-        selection_mode="single-row",
+        selection_mode="multi-row",
         key="map_papers",
         column_config={
             "title": st.column_config.TextColumn("Title", width="large"),
@@ -75,5 +75,7 @@ if topic is not None:
             "link": st.column_config.LinkColumn("Link", display_text="open"),
         },
     )
-    if picked and picked.selection.rows:
-        shell.open_paper(ctx, int(rows[picked.selection.rows[0]]))
+    chosen = rows[picked.selection.rows] if picked and picked.selection.rows else rows[:0]
+    share.selection_actions(ctx, chosen, key="rl_map_rows", open_paper=lambda r: shell.open_paper(ctx, r))
+    if len(rows) <= 50:
+        share.add_rows(ctx, rows, key="rl_map_topic_all", what=f"of topic {topic}'s")

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, panels, search, shell, text
+from explorer import figures, panels, search, share, shell, state, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -43,6 +43,7 @@ topic = int(paper["topic"])
 st.markdown("## " + (text.to_markdown(paper["title"]) or "(untitled)"))
 if paper["title_derived"]:
     st.caption("Title derived from the abstract (the input file gave none).")
+share.list_toggle(ctx, row, key="paper", labelled=True)
 year = str(paper["year"]) if text.present(paper["year"]) else ""
 venue = str(paper["venue"]) if text.present(paper["venue"]) else ""
 meta = [text.plain(v) for v in (venue, "" if year in venue else year, paper["label"]) if text.present(v)]
@@ -72,20 +73,24 @@ with right:
         st.markdown("Not assigned to a topic (an outlier).")
     else:
         shell.topic_link(ctx, topic)
-        notes = [f"fit {paper['topic_prob']:.0%}"]
+        notes = [f"fit {paper['topic_prob']:.0%}"] + (["moved here by hand"] if paper["moved"] else [])
         if paper["was_outlier"]:
             notes.append("clustering left it out; placed in its nearest topic")
         if paper["placed"]:
             notes.append("added after the topics were fitted")
         st.caption(" · ".join(notes))
+        if ctx.can_edit:
+            st.page_link(shell.PAGE["curate"].path, label="Move it to another topic", icon=":material/move_item:",
+                         query_params=state.shared(ctx.view, paper=paper["doc_id"]))  # fmt: skip
         dist = np.asarray(corpus.topic_distribution[row], dtype=float)
         top = [int(i) for i in np.argsort(-dist, kind="stable")[:5] if dist[i] >= 0.01]
         ids = [int(corpus.topic_ids[i]) for i in top]
         fig = figures.topic_probability_bars([corpus.topic_label(t) for t in ids], ids, [dist[i] for i in top])
-        panels.chart(fig)
-    panels.chart(figures.position_map(corpus, corpus.xy[row], topic=topic, name="this paper"))
+        panels.chart(fig, name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"))
+    fig = figures.position_map(corpus, corpus.xy[row], topic=topic, name="this paper")
+    panels.chart(fig, name=shell.image_name(ctx, "paper", corpus.short_ids[row], "map"))
 
 st.subheader("Most similar papers", anchor=False)
 similar = search.similar_papers(corpus, row, 10)
 for r, sim in zip(similar.rows, similar.scores, strict=True):
-    shell.paper_item(ctx, int(r), f"similarity {sim:.2f}")
+    shell.paper_item(ctx, int(r), f"similarity {sim:.2f}", where="similar")

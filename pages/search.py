@@ -41,7 +41,7 @@ with find:
             if mode == "keyword":
                 hits = search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=25)
             else:
-                vector = search.encode_query(search.encoder_for(corpus), query)
+                vector = search.encode_query(search.encoder_for(corpus, writable=not ctx.access.read_only), query)
                 hits = search.semantic_search(corpus, vector, mask=ctx.mask, k=25)
         if not len(hits):
             st.info(
@@ -56,6 +56,7 @@ with find:
                 f"{score_name} {score:.2f}{' · ★ exact phrase' if exact else ''}",
                 prefix=f"{i}\\. ",
                 snippet=True,
+                where="hit",
             )
 
 with place:
@@ -67,7 +68,8 @@ with place:
         st.warning("Give at least a few sentences: a title alone says little about the topic.")
     elif len(abstract.split()) >= 5:
         with st.spinner("Placing it…"):
-            placed = search.place_vector(corpus, search.encode_query(search.encoder_for(corpus), abstract))
+            encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+            placed = search.place_vector(corpus, search.encode_query(encoder, abstract))
         if len(corpus.topics):
             top = placed.top_topics[:5]
             ids = [int(corpus.topic_ids[i]) for i in top]
@@ -79,16 +81,14 @@ with place:
         left, right = st.columns([1, 1], gap="large")
         with left:
             if len(corpus.topics):
-                panels.chart(
-                    figures.topic_probability_bars(
-                        [corpus.topic_label(t) for t in ids], ids, [float(placed.probs[i]) for i in top]
-                    )
+                bars = figures.topic_probability_bars(
+                    [corpus.topic_label(t) for t in ids], ids, [float(placed.probs[i]) for i in top]
                 )
-            panels.chart(
-                figures.position_map(
-                    corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract"
-                )
+                panels.chart(bars, name=shell.image_name(ctx, "my-abstract-topics"))
+            fig = figures.position_map(
+                corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract"
             )
+            panels.chart(fig, name=shell.image_name(ctx, "my-abstract-map"))
         with right:
             st.markdown("**Nearest papers**")
             for r, sim in zip(placed.nearest.rows, placed.nearest.scores, strict=True):

@@ -35,16 +35,21 @@ if topic is not None:
     pos = corpus.topic_pos(topic)
     st.header(f"Topic {topic} · {text.plain(labels[topic])}", anchor=False)
     panels.topic_metrics(table.iloc[pos])
+    if corpus.topics["curated"].iat[pos]:
+        st.caption("Renamed or merged by hand (see Curate topics).")
     shell.topic_link(ctx, topic, label="See it on the map", page="map")
+    if ctx.can_edit:
+        shell.topic_link(ctx, topic, label="Rename or merge this topic", page="curate")
     left, right = st.columns(2)
     row = corpus.topics.iloc[pos]
-    panels.chart(figures.keyword_bars(list(row["keywords"]), list(row["keyword_weights"]), topic=topic), left)
+    fig = figures.keyword_bars(list(row["keywords"]), list(row["keyword_weights"]), topic=topic)
+    panels.chart(fig, left, name=figures.image_name(corpus.name, "topic", topic, "keywords"))
     with right:
-        panels.relevance_panel(analysis.topic_terms_of(corpus, topic), topic)
+        panels.relevance_panel(analysis.topic_terms_of(corpus, topic), topic, corpus.name)
 
     st.subheader("Representative papers", anchor=False)
     for r in analysis.representative_rows(corpus, pos):
-        shell.paper_item(ctx, r, f"fit {corpus.papers['topic_prob'].iat[r]:.2f}")
+        shell.paper_item(ctx, r, f"fit {corpus.papers['topic_prob'].iat[r]:.2f}", where="rep")
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader("Nearest topics", anchor=False)
@@ -53,9 +58,8 @@ if topic is not None:
             shell.topic_link(ctx, tid, label=f"{tid} · {text.plain(labels[tid])} — cosine {sim:.2f}")
     if corpus.has_years:
         shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
-        panels.chart(
-            figures.topic_share_lines(shares[shares["topic"] == topic], labels, selected=topic, height=320), right
-        )
+        fig = figures.topic_share_lines(shares[shares["topic"] == topic], labels, selected=topic, height=320)
+        panels.chart(fig, right, name=shell.image_name(ctx, "topic", topic, "share-by-year"))
 
 st.divider()
 panels.topic_overview(corpus, topic)

@@ -34,7 +34,8 @@ panels.keyword_lines(ctx, panels.keyword_picker(corpus, suggested), suggested)
 st.subheader("Topics over the years", anchor=False)
 shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
 shown = list(ctx.view.filters.topics) or corpus.topics.sort_values("size", ascending=False)["topic"].head(8).tolist()
-panels.chart(figures.topic_share_lines(shares[shares["topic"].isin(shown)], labels))
+fig = figures.topic_share_lines(shares[shares["topic"].isin(shown)], labels)
+panels.chart(fig, name=shell.image_name(ctx, "topic-shares", *ctx.view.filters.topics[:6]))
 st.caption("The largest eight topics (or those in the topic filter). Click a legend entry to hide or show a topic.")
 
 
@@ -55,8 +56,10 @@ def rising_and_falling() -> None:
     words = panels.keyword_changes(corpus, before, after, support)
     counts, totals = analysis.topic_counts(corpus, ctx.mask), analysis.papers_per_year(corpus, ctx.base)
     topics = analysis.period_changes(counts, totals, before, after, key="topic", min_support=support)
-    panels.changes("Keywords", words, "term", before, after, support)
-    panels.changes("Topics", panels.label_topics(topics, labels), "label", before, after, support)
+    panels.changes("Keywords", words, "term", before, after, support, corpus_name=corpus.name)
+    panels.changes(
+        "Topics", panels.label_topics(topics, labels), "label", before, after, support, corpus_name=corpus.name
+    )
 
 
 if periods:

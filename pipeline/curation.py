@@ -78,13 +78,22 @@ class Curation:
     def load(cls, path: Path) -> Curation:
         """Read the edit file; a missing file means no edits, a damaged one is an error."""
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError) as exc:
             raise CurationError(f"{path} is damaged ({exc}); fix or delete it to drop the edits.") from None
+        return cls.parse(text, str(path))
+
+    @classmethod
+    def parse(cls, text: str, source: str = "the curation file") -> Curation:
+        """The edits in a curation file's text; ``source`` names it in errors."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise CurationError(f"{source} is damaged ({exc}); fix or delete it to drop the edits.") from None
         if not isinstance(data, dict) or not isinstance(data.get("edits"), list):
-            raise CurationError(f"{path} is not a curation file (no 'edits' list).")
+            raise CurationError(f"{source} is not a curation file (no 'edits' list).")
         return cls(edits=[e for e in data["edits"] if isinstance(e, dict) and "op" in e])
 
     def save(self, path: Path) -> None:

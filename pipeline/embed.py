@@ -314,6 +314,16 @@ def export_onnx(model_path: Path, out_dir: Path, *, quantize: bool) -> Path:
     return int8
 
 
+def onnx_model_path(params: EmbedParams, cache_dir: Path) -> Path | None:
+    """Where ``load_encoder`` keeps the ONNX export for ``params`` (it may not exist yet); None
+    for the other backends. Lets a read-only reader check before loading (loading would write it)."""
+    if params.backend not in ("onnx", "onnx-int8"):
+        return None
+    model_path = resolve_model_path(params.model)
+    export_dir = cache_dir / "models" / f"{model_path.name[:40]}-{_model_fingerprint(model_path)}"
+    return export_dir / ("model_int8.onnx" if params.backend == "onnx-int8" else "model.onnx")
+
+
 def load_encoder(params: EmbedParams, cache_dir: Path) -> Encoder:
     """Build the encoder for ``params``; ONNX exports are made once and cached under ``cache_dir``."""
     if params.backend == "hashing":
@@ -322,7 +332,7 @@ def load_encoder(params: EmbedParams, cache_dir: Path) -> Encoder:
     if params.backend == "torch":
         return TorchEncoder(model_path, params)
     if params.backend in ("onnx", "onnx-int8"):
-        export_dir = cache_dir / "models" / f"{model_path.name[:40]}-{_model_fingerprint(model_path)}"
+        export_dir = onnx_model_path(params, cache_dir).parent
         onnx_path = export_onnx(model_path, export_dir, quantize=params.backend == "onnx-int8")
         return OnnxEncoder(onnx_path, model_path, params)
     raise PipelineError(f"unknown embedding backend {params.backend!r}: use onnx-int8, onnx or torch.")

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, schema
+from pipeline.curation import Curation, CurationError, apply_edits, curation_path
 
 TEMPLATE = "export.html"
 #: Markers in the template, each replaced exactly once in a single pass (so a marker string
@@ -50,6 +51,7 @@ def export_html(
     *,
     papers: pd.DataFrame | None = None,
     topics: pd.DataFrame | None = None,
+    curated: bool = True,
 ) -> Path:
     """Write corpus ``name`` as one self-contained, offline HTML file.
 
@@ -64,6 +66,8 @@ def export_html(
             ``keywords, x, y`` when present (else the median position of the topic's papers).
             Sizes are always counted from ``papers``; topics without papers are left out, and
             papers whose topic is not in the table get a generic label ("topic 7", "outliers").
+        curated: when neither table is given, apply the corpus's topic edits
+            (``<root>/<name>.curation.json``, see ``pipeline.curation``) as the app does.
 
     Returns:
         ``out``.
@@ -73,10 +77,19 @@ def export_html(
     """
     folder = artifacts.corpus_path(root, name)
     manifest = artifacts.read_manifest(folder)
+    edits = []
+    if curated and papers is None and topics is None:
+        try:
+            edits = Curation.load(curation_path(root, name)).edits
+        except CurationError as exc:
+            raise artifacts.ArtifactError(str(exc)) from None
     if papers is None:
         papers = artifacts.read_table(folder, schema.PAPERS)
     if topics is None:
         topics = artifacts.read_table(folder, schema.TOPICS)
+    if edits:
+        applied = apply_edits(papers, topics, edits)
+        papers, topics = applied.papers, applied.topics
     data = export_data(name, manifest, papers, topics)
     page = render_page(data)
     out = Path(out)

@@ -10,6 +10,7 @@ These tests fail, never skip, when Chromium is missing: install it with ``make b
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import socket
@@ -47,16 +48,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(root: Path, log_path: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port over the artifacts in ``root``; yields its base URL."""
+def serve(root: Path, log_path: Path, *, args: tuple[str, ...] = (), env: dict | None = None) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port of 127.0.0.1 over the artifacts in ``root``; yields its
+    base URL. ``args`` go to the app (after ``--``), ``env`` is added to the environment."""
     port = _free_port()
     log = log_path.open("w")
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-            "--server.port", str(port), "--browser.gatherUsageStats", "false", "--", "--artifacts", str(root),
+            "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
+            "--", "--artifacts", str(root), *args,
         ],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
@@ -255,8 +258,8 @@ def test_clicking_a_point_opens_its_paper(tab, papers):
 def test_links_carry_the_view_and_a_copied_url_reopens_it(tab, browser, server, output_dir):
     tab.open("/?corpus=small&years=2021-2023&text=learning")
     nav = tab.page.locator('[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]')
-    assert nav.count() == 5
-    for i in range(5):
+    assert nav.count() == 8  # five views, then reading list, tours and curation
+    for i in range(8):
         query = parse_qs(urlsplit(nav.nth(i).get_attribute("href")).query)
         assert query["corpus"] == ["small"] and query["years"] == ["2021-2023"] and query["text"] == ["learning"]
     tab.page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Topics", exact=True).click()

@@ -1,0 +1,192 @@
+"""Streamlit blocks for sharing: reading-list buttons, downloads, curation status and actions.
+
+The reading list lives in the URL (``list=``, see ``explorer.readinglist``): the buttons here
+rewrite that parameter in their callbacks, so the change shows in the address bar and travels
+with every link. Nothing here writes a file except through ``explorer.curate`` (editors only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+import streamlit as st
+
+from explorer import curate, downloads, readinglist, state, text
+from explorer.access import ReadOnlyError
+
+if TYPE_CHECKING:
+    from explorer.shell import Context
+
+ADD_ICON, REMOVE_ICON = ":material/bookmark_add:", ":material/bookmark_remove:"
+
+
+# ------------------------------------------------------------------------------------------
+# Reading list
+# ------------------------------------------------------------------------------------------
+
+
+def _current_list() -> tuple[str, ...]:
+    return readinglist.parse(st.query_params.get(readinglist.PARAM))[0]
+
+
+def _toggle(sid: str) -> None:
+    state.set_params(**{readinglist.PARAM: readinglist.encode(readinglist.toggle(_current_list(), sid))})
+
+
+def _add(sids: list[str]) -> None:
+    state.set_params(**{readinglist.PARAM: readinglist.encode(readinglist.add(_current_list(), sids))})
+
+
+def _clear() -> None:
+    state.set_params(**{readinglist.PARAM: None})
+
+
+def list_toggle(ctx: Context, row: int, *, key: str, labelled: bool = False) -> None:
+    """A button adding paper ``row`` to the reading list, or removing it when it is there."""
+    sid = str(ctx.corpus.short_ids[row])
+    inside = sid in ctx.view.reading
+    label = ("Remove from reading list" if inside else "Add to reading list") if labelled else ""
+    st.button(
+        label,
+        key=f"rl_{key}_{sid}",
+        icon=REMOVE_ICON if inside else ADD_ICON,
+        help=None if labelled else ("Remove from the reading list" if inside else "Add to the reading list"),
+        type="secondary" if labelled else "tertiary",
+        on_click=_toggle,
+        args=(sid,),
+    )
+
+
+def add_rows(ctx: Context, rows: np.ndarray, *, key: str, what: str = "selected") -> None:
+    """A button adding the papers at ``rows`` to the reading list (says how many are new)."""
+    sids = [str(s) for s in ctx.corpus.short_ids[np.asarray(rows, dtype=np.int64)]]
+    new = [s for s in sids if s not in ctx.view.reading]
+    label = f"Add {len(new):,} {what} paper{'s' if len(new) != 1 else ''} to the reading list"
+    st.button(
+        label if new else f"All {len(sids):,} {what} papers are in the reading list",
+        key=key,
+        icon=ADD_ICON,
+        disabled=not new,
+        on_click=_add,
+        args=(new,),
+    )
+
+
+def clear_button() -> None:
+    st.button("Clear the list", icon=":material/delete_sweep:", key="rl_clear", on_click=_clear)
+
+
+def list_exports(ctx: Context, rows: np.ndarray, link: str | None) -> None:
+    """Markdown, CSV and BibTeX downloads of the reading list (built now: a list is small)."""
+    table = readinglist.papers_table(ctx.corpus, rows)
+    name = ctx.corpus.name
+    md, csv, bib = st.columns(3)
+    md.download_button(
+        "Markdown", readinglist.to_markdown(table, corpus_name=name, link=link), file_name=f"{name}-reading-list.md",
+        mime="text/markdown", icon=":material/download:", on_click="ignore", key="rl_md", width="stretch",
+    )  # fmt: skip
+    csv.download_button(
+        "CSV", readinglist.to_csv(table), file_name=f"{name}-reading-list.csv", mime="text/csv",
+        icon=":material/download:", on_click="ignore", key="rl_csv", width="stretch",
+    )  # fmt: skip
+    bib.download_button(
+        "BibTeX", readinglist.to_bibtex(table), file_name=f"{name}-reading-list.bib", mime="application/x-bibtex",
+        icon=":material/download:", on_click="ignore", key="rl_bib", width="stretch",
+    )  # fmt: skip
+
+
+def map_selection(event, n_papers: int) -> tuple[np.ndarray, bool]:
+    """Paper rows selected on the map, and whether a box or lasso selected them (a click selects
+    one point: open it). Points carry their row as ``customdata``."""
+    selection = event.selection if event else None
+    if not selection or not selection.get("points"):
+        return np.zeros(0, dtype=np.int64), False
+    data = [p.get("customdata") for p in selection["points"]]  # the selected points only
+    rows = np.array([d[0] if isinstance(d, list) else d for d in data if d is not None], dtype=np.int64)
+    rows = np.unique(rows[(rows >= 0) & (rows < n_papers)]) if len(rows) > 1 else rows[(rows >= 0) & (rows < n_papers)]
+    return rows, bool(selection.get("box") or selection.get("lasso"))
+
+
+def selection_actions(ctx: Context, rows: np.ndarray, *, key: str, open_paper: Callable[[int], None]) -> None:
+    """What to do with papers selected in a table or on the map: open one, add them to the list."""
+    if len(rows) == 0:
+        return
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    if len(rows) == 1 and left.button("Open the paper", key=f"{key}_open", icon=":material/article:"):
+        open_paper(int(rows[0]))
+    with right:
+        add_rows(ctx, rows, key=f"{key}_add")
+
+
+# ------------------------------------------------------------------------------------------
+# Downloads
+# ------------------------------------------------------------------------------------------
+
+
+def downloads_block(ctx: Context) -> None:
+    """The corpus as one offline HTML file, and the filtered papers as CSV (built on click)."""
+    corpus, mask = ctx.corpus, ctx.mask
+    st.download_button(
+        "Offline HTML of the corpus",
+        data=lambda: downloads.offline_html(corpus),
+        file_name=f"{corpus.name}.html",
+        mime="text/html",
+        icon=":material/download:",
+        on_click="ignore",
+        key="dl_html",
+        width="stretch",
+        help="One self-contained file (map, topics, searchable paper table, abstracts) that works "
+        "opened from disk, with no network and no Python. Topic edits included.",
+    )
+    st.download_button(
+        f"CSV of the {ctx.n_shown:,} papers shown",
+        data=lambda: downloads.selection_csv(corpus, mask),
+        file_name=f"{corpus.name}-selection.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+        key="dl_csv",
+        width="stretch",
+        help="The papers the filters keep, with their topic, metadata and abstract.",
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Curation
+# ------------------------------------------------------------------------------------------
+
+
+def run_edit(action: Callable[[], object], done: str) -> None:
+    """Run a curation write; on success say ``done`` and rerun (the new file hash reloads the
+    corpus), on refusal say why."""
+    try:
+        action()
+    except (curate.CurationError, ReadOnlyError) as exc:
+        st.error(text.plain(str(exc)), icon=":material/block:")
+        return
+    st.toast(done, icon=":material/check:")
+    st.rerun()
+
+
+def curation_status(ctx: Context) -> None:
+    """The edits in force, and plainly, those that no longer match this build."""
+    corpus = ctx.corpus
+    if corpus.curation_error:
+        st.error(f"The topic edits are not applied: {text.plain(corpus.curation_error)}", icon=":material/error:")
+    skipped = {id(e) for e in corpus.skipped_edits}
+    if corpus.skipped_edits:
+        st.warning(
+            f"**{len(corpus.skipped_edits)} edit{'s' if len(corpus.skipped_edits) > 1 else ''} no longer "
+            "match this build** (the topic or paper they name is gone after a rebuild), so they are not applied:\n\n"
+            + "\n".join(f"- {text.plain(curate.describe(e))}" for e in corpus.skipped_edits),
+            icon=":material/link_off:",
+        )
+    applied = [e for e in corpus.edits if id(e) not in skipped]
+    if applied:
+        with st.expander(f"{len(applied)} edit{'s' if len(applied) > 1 else ''} in force, oldest first", expanded=True):
+            for edit in applied:
+                st.markdown(f"- {text.plain(curate.describe(edit))} · {text.plain(edit.get('at', ''))}")
+    elif not corpus.skipped_edits:
+        st.caption("No topic edits yet: the topics are as the pipeline built them.")

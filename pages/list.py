@@ -1,0 +1,38 @@
+"""Reading list: the papers collected on any page, kept in the link (``list=``), exported as
+Markdown, CSV and BibTeX."""
+
+import streamlit as st
+
+from explorer import share, shell, state, text
+
+ctx = shell.context()
+corpus = ctx.corpus
+st.title("Reading list", anchor=False)
+rows = ctx.reading
+if ctx.reading_unknown:
+    n = len(ctx.reading_unknown)
+    st.warning(
+        f"{n} paper{'s' if n > 1 else ''} in this link {'are' if n > 1 else 'is'} not in **{text.plain(corpus.name)}** "
+        "(a list made on another corpus, or papers dropped by a rebuild).",
+        icon=":material/link_off:",
+    )
+if not len(rows):
+    st.info(
+        "Your reading list is empty. Add papers with the bookmark button beside a paper, a search result or a "
+        "topic's papers, or select papers on the map with the box or lasso tool. The list lives in the address, "
+        "so a copied link shares it.",
+        icon=":material/bookmarks:",
+    )
+    st.stop()
+
+link = shell.absolute_url("list", state.shared(ctx.view))
+st.caption(
+    f"{len(rows)} paper{'s' if len(rows) > 1 else ''}, in the order they were added. The list lives in the link: "
+    "copy the address, or this one, to share it (the filters do not apply here)."
+)
+st.code(link, language=None, wrap_lines=True)
+share.list_exports(ctx, rows, link)
+st.divider()
+for i, r in enumerate(rows.tolist(), start=1):  # the list's papers (at most 200)
+    shell.paper_item(ctx, int(r), prefix=f"{i}\\. ", where="list")
+share.clear_button()
