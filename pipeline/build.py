@@ -15,8 +15,10 @@ Three ways a build can go:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import platform
 import shutil
 import time
@@ -31,16 +33,20 @@ from pipeline import artifacts, schema
 from pipeline.cluster import CLUSTER_VERSION, cluster
 from pipeline.config import BuildConfig
 from pipeline.embed import EMBED_VERSION, Encoder, embed_texts, load_encoder, model_key
-from pipeline.errors import PipelineError
 from pipeline.place import place_on_map, topic_distribution
 from pipeline.progress import Reporter, StageClock, StageRecord, format_seconds
-from pipeline.reduce import REDUCE_VERSION, Projection, reduce
+from pipeline.reduce import REDUCE_VERSION, Projection, reduce, shared_knn
 from pipeline.represent import REPRESENT_VERSION
 
 PACKAGES = (
     "bertopic", "umap-learn", "hdbscan", "sentence-transformers", "transformers", "torch", "onnxruntime",
     "scikit-learn", "numpy", "pandas", "pyarrow", "numba",
 )  # fmt: skip
+
+#: Corpora at least this large may compute the extra clusterings of per-topic stability in a
+#: background process (``StabilityParams.background_min_cpus``); below it, starting a second
+#: Python (imports, JIT compilation) costs more than it saves.
+BACKGROUND_MIN_PAPERS = 2_000
 
 #: Papers placed into existing topics at most, as a share of the fitted corpus, before a refit is
 #: required: beyond it the topics no longer describe the corpus well.
@@ -63,6 +69,7 @@ class BuildSummary:
     outlier_share: float = 0.0
     reassigned: int = 0
     placed: int = 0
+    stability: float | None = None
     embedded: int = 0
     embeddings_cached: int = 0
     stages: list[StageRecord] = field(default_factory=list)
@@ -71,16 +78,26 @@ class BuildSummary:
     def lines(self) -> list[str]:
         """The summary printed at the end of a build."""
         if self.mode == "up-to-date":
-            return [f"{self.name}: artifacts are up to date ({self.papers:,} papers, {self.topics} topics) in {self.folder}"]
+            return [
+                f"{self.name}: artifacts are up to date ({self.papers:,} papers, {self.topics} topics) in {self.folder}"
+            ]
         out = [
             f"Built {self.name!r} ({self.mode}) in {format_seconds(self.seconds)} -> {self.folder}",
             f"  papers: {self.read:,} read, {self.papers:,} kept, {self.skipped:,} skipped"
-            + (f" ({', '.join(f'{k}: {v}' for k, v in sorted(self.skipped_by_reason.items()))})" if self.skipped else "")
+            + (
+                f" ({', '.join(f'{k}: {v}' for k, v in sorted(self.skipped_by_reason.items()))})"
+                if self.skipped
+                else ""
+            )
             + (f", {self.changed:,} changed (see ingest_report.parquet)" if self.changed else ""),
             f"  embeddings: {self.embedded:,} computed, {self.embeddings_cached:,} from cache",
             f"  topics: {self.topics}; outliers: {self.outlier_share:.1%} of papers"
             + (f", {self.reassigned:,} placed in their nearest topic" if self.reassigned else ""),
         ]
+        if self.stability is not None:
+            out.append(
+                f"  stability: {self.stability:.2f} (mean over topics of the best overlap with the topics of other UMAP seeds)"
+            )
         if self.placed:
             out.append(f"  {self.placed:,} new papers placed into the existing topics (--refit to refit all)")
         out.append("  time per stage: " + ", ".join(f"{s.name} {format_seconds(s.seconds)}" for s in self.stages))
@@ -91,10 +108,8 @@ class BuildSummary:
 def _package_versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in PACKAGES:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
     return out
 
 
@@ -116,6 +131,7 @@ def _fit_settings_key(config: BuildConfig) -> str:
     """Settings that make two fits comparable (ingest settings excluded: they only select papers)."""
     cfg = _config_dict(config)
     cfg.pop("ingest", None)
+    cfg.pop("stability", None)  # measured beside the fit; it never changes the topics
     return hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -145,17 +161,24 @@ class _Runner:
         return _Wrapped()
 
 
-def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path) -> tuple[Projection, bool]:
+def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_knn=None) -> tuple[Projection, bool]:
+    """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists."""
     digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
     digest.update(json.dumps(asdict(config.umap), sort_keys=True).encode())
     digest.update(str(REDUCE_VERSION).encode())
     folder = artifacts.cache_dir(root) / "stages" / f"reduce-{digest.hexdigest()[:20]}"
     if (folder / "done").exists():
         try:
-            return Projection.load(folder), True
+            projection = Projection.load(folder)
+            if on_knn:
+                on_knn((projection.knn_indices, projection.knn_dists))
+            return projection, True
         except (OSError, ValueError):
             shutil.rmtree(folder, ignore_errors=True)
-    projection = reduce(embeddings, config.umap)
+    knn = shared_knn(embeddings, config.umap)
+    if on_knn:
+        on_knn(knn)
+    projection = reduce(embeddings, config.umap, knn=knn)
     tmp = folder.with_name(folder.name + f".tmp{time.time_ns()}")
     projection.save(tmp)
     (tmp / "done").write_text("ok")
@@ -223,7 +246,8 @@ def build(
             papers=len(papers),
             skipped=ingest_summary.get("skipped", 0),
             skipped_by_reason={
-                k: v for k, v in result.report.loc[result.report["action"] == "skipped", "reason"].value_counts().items()
+                k: v
+                for k, v in result.report.loc[result.report["action"] == "skipped", "reason"].value_counts().items()
             },
             changed=ingest_summary.get("changed", 0),
         )
@@ -295,7 +319,9 @@ class _Embedder:
         )
 
     def __call__(self, texts: list[str]) -> np.ndarray:
-        return embed_texts(texts, self.config.embed, self.cache, encoder=_LazyEncoder(self) if self._encoder is None else self._encoder).vectors
+        return embed_texts(
+            texts, self.config.embed, self.cache, encoder=_LazyEncoder(self) if self._encoder is None else self._encoder
+        ).vectors
 
 
 class _LazyEncoder(Encoder):
@@ -336,8 +362,8 @@ def _incremental_plan(previous, papers: pd.DataFrame, config: BuildConfig) -> _I
         old = artifacts.read_table(folder, schema.PAPERS)
     except artifacts.ArtifactError:
         return None
-    old_keys = set(zip(old["doc_id"], _text_hashes(old["model_text"])))
-    new_keys = list(zip(papers["doc_id"], _text_hashes(papers["model_text"])))
+    old_keys = set(zip(old["doc_id"], _text_hashes(old["model_text"]), strict=True))
+    new_keys = list(zip(papers["doc_id"], _text_hashes(papers["model_text"]), strict=True))
     if not old_keys.issubset(new_keys):
         return None
     new_mask = np.array([k not in old_keys for k in new_keys], dtype=bool)
@@ -347,20 +373,148 @@ def _incremental_plan(previous, papers: pd.DataFrame, config: BuildConfig) -> _I
     return _IncrementalPlan(folder, manifest, old, new_mask)
 
 
+class _StabilityJob:
+    """The extra clusterings behind per-topic stability (``config.stability``).
+
+    They come from the stage cache, from a background process started as soon as the kNN graph
+    exists (large corpora: the map, clustering and representations go on meanwhile), or are
+    computed in the build when asked for (small corpora). A failure costs the measurement, never
+    the build.
+    """
+
+    def __init__(self, embeddings: np.ndarray, config: BuildConfig, root: Path):
+        self.embeddings = embeddings
+        self.config = config
+        limit = config.stability.max_papers
+        self.skipped = bool(limit) and len(embeddings) > limit and config.stability.runs > 0
+        runs = 0 if self.skipped else max(0, config.stability.runs)
+        self.seeds = [config.umap.seed + i for i in range(1, runs + 1)]
+        digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
+        for part in (asdict(config.umap), asdict(config.cluster), self.seeds, [REDUCE_VERSION, CLUSTER_VERSION]):
+            digest.update(json.dumps(part, sort_keys=True, default=list).encode())
+        self.folder = artifacts.cache_dir(root) / "stages" / f"stability-{digest.hexdigest()[:20]}"
+        if self.skipped:
+            self.mode = f"off: more than {limit:,} papers (--stability measures it anyway)"
+        else:
+            self.mode = "off" if not self.seeds else "in the build"
+        self.seconds = 0.0
+        self.error: str | None = None
+        self._knn = None
+        self._pool = None
+        self._pending = None
+        self._runs: list[np.ndarray] | None = None
+
+    def start(self, knn: tuple[np.ndarray, np.ndarray]) -> None:
+        if not self.seeds:
+            return
+        if (self.folder / "done").exists():
+            try:
+                self._runs = list(np.load(self.folder / "labels.npy", allow_pickle=False))
+                self.mode = "cached"
+                return
+            except (OSError, ValueError):
+                shutil.rmtree(self.folder, ignore_errors=True)
+        self._knn = knn
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        wanted = self.config.stability.background_min_cpus
+        if len(self.embeddings) >= BACKGROUND_MIN_PAPERS and wanted and cpus >= wanted:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            from pipeline.quality import seed_clusterings
+
+            try:
+                # spawn, not fork: forking a process that uses OpenMP (numba, BLAS) is unsafe. An
+                # executor, not a Pool: a worker that dies fails the future instead of being
+                # restarted forever.
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                self._pending = self._pool.submit(seed_clusterings, self.embeddings, knn, self.config, self.seeds)
+                self.mode = "background process"
+            except (OSError, RuntimeError) as exc:  # no processes here: compute in the build instead
+                self.close()
+                self.mode = f"in the build ({type(exc).__name__})"
+
+    def runs(self) -> list[np.ndarray] | None:
+        """The extra runs' labels (waiting for the background process if needed); None when off or failed."""
+        if self._runs is not None or not self.seeds or self.error:
+            return self._runs
+        from pipeline.quality import seed_clusterings
+
+        try:
+            runs = None
+            if self._pending is not None:
+                try:
+                    runs, self.seconds = self._pending.result()
+                except Exception as exc:  # the process died or could not start: do it here
+                    self.mode = f"in the build (background process failed: {type(exc).__name__})"
+                finally:
+                    self.close(finished=True)
+            if runs is None:
+                runs, self.seconds = seed_clusterings(self.embeddings, self._knn, self.config, self.seeds)
+        except Exception as exc:  # the measurement is optional: report it, keep the build
+            self.error = f"{type(exc).__name__}: {str(exc)[:200]}"
+            return None
+        self._runs = runs
+        tmp = self.folder.with_name(self.folder.name + f".tmp{time.time_ns()}")
+        tmp.mkdir(parents=True, exist_ok=True)
+        np.save(tmp / "labels.npy", np.stack(runs).astype(np.int32), allow_pickle=False)
+        (tmp / "done").write_text("ok")
+        shutil.rmtree(self.folder, ignore_errors=True)
+        tmp.rename(self.folder)
+        return runs
+
+    def close(self, finished: bool = False) -> None:
+        """Stop the background process (let it exit cleanly when its work is done)."""
+        if self._pool is None:
+            return
+        if not finished:  # the build failed or was interrupted: do not wait for the worker
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = None
+
+    def info(self, values: list[float]) -> dict:
+        """What the manifest says about how stability was computed."""
+        finite = [v for v in values if v == v]
+        return {
+            "measure": "per topic: mean over the extra runs of the best Jaccard overlap |A & B| / |A | B| "
+            "between the topic's papers and any topic of that run (pipeline.evaluate.topic_stability)",
+            "runs": len(self.seeds),
+            "seeds": self.seeds,
+            "same_as_build": "the build's kNN graph, UMAP settings and epochs and clustering; only the UMAP seed differs",
+            "computed": self.mode if not self.error else f"failed: {self.error}",
+            "seconds": round(self.seconds, 2),
+            "mean": round(float(np.mean(finite)), 4) if finite else None,
+        }
+
+
 def _fit_full(papers, embeddings, config: BuildConfig, root, embedder, run, summary, reporter) -> dict:
+    job = _StabilityJob(embeddings, config, root)
+    try:
+        return _fit_full_with(job, papers, embeddings, config, root, embedder, run, summary, reporter)
+    finally:
+        job.close()
+
+
+def _fit_full_with(job, papers, embeddings, config: BuildConfig, root, embedder, run, summary, reporter) -> dict:
+    from pipeline.evaluate import topic_stability as evaluate_topic_stability
     from pipeline.represent import fit_topics
     from pipeline.trends import compute_trends
     from pipeline.vocab import doc_terms
 
     n = len(papers)
-    with run.stage("reduce", f"Projecting with UMAP ({config.umap.cluster_dims}-d for clustering, 2-d for the map)") as clock:
-        projection, cached = _reduce_cached(embeddings, config, root)
+    with run.stage(
+        "reduce", f"Projecting with UMAP ({config.umap.cluster_dims}-d for clustering, 2-d for the map)"
+    ) as clock:
+        projection, cached = _reduce_cached(embeddings, config, root, on_knn=job.start)
         clock.note = "cached" if cached else ""
     with run.stage("cluster", "Clustering") as clock:
         clustering = cluster(projection.cluster, embeddings, config.cluster, knn=projection.knn_indices)
         clock.note = f"{clustering.n_clusters} clusters, {clustering.raw_outlier.mean() if n else 0:.1%} outliers"
     with run.stage("vocabulary", "Counting terms"):
-        dt = doc_terms(papers["model_text"].tolist(), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
+        dt = doc_terms(
+            papers["model_text"].tolist(), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df
+        )
     with run.stage("represent", "Building topic representations (c-TF-IDF, KeyBERTInspired, MMR, hierarchy)"):
         tm = fit_topics(
             papers["model_text"].tolist(),
@@ -373,10 +527,20 @@ def _fit_full(papers, embeddings, config: BuildConfig, root, embedder, run, summ
             config.represent,
             embedder,
         )
-    with run.stage("trends", "Computing trends and topic quality"):
+    quality = f"stability across {len(job.seeds)} other UMAP seeds" if job.seeds else "no stability"
+    with run.stage("trends", f"Computing trends and topic quality ({quality})") as clock:
+        started = time.perf_counter()
+        others = job.runs()
+        per_topic = evaluate_topic_stability(tm.topics, others) if others else {}
+        waited = time.perf_counter() - started
+        clock.note = f"stability {job.mode if not job.error else 'failed: ' + job.error}" + (
+            f", {waited:.1f}s" if job.seeds else ""
+        )
         trends = compute_trends(papers["year"], tm.topics, dt)
         topic_table = _finish_topic_table(tm.topic_table, tm.topics, projection.map, trends, dt)
+        topic_table["stability"] = [per_topic.get(int(t), np.nan) for t in topic_table["topic"]]
     summary.topics = len(topic_table)
+    summary.stability = float(np.mean(list(per_topic.values()))) if per_topic else None
     summary.outlier_share = float(clustering.raw_outlier.mean()) if n else 0.0
     summary.reassigned = int(clustering.raw_outlier.sum()) if config.cluster.reassign_outliers else 0
     topic_pos = {t: i for i, t in enumerate(topic_table["topic"].tolist())}
@@ -399,6 +563,7 @@ def _fit_full(papers, embeddings, config: BuildConfig, root, embedder, run, summ
         "bertopic": tm.model,
         "cluster_params": asdict(clustering.params),
         "fitted_papers": n,
+        "stability": job.info(list(per_topic.values())) if job.seeds else {"computed": job.mode},
     }
 
 
@@ -465,13 +630,18 @@ def _place_incrementally(plan: _IncrementalPlan, papers, embeddings, run, summar
         topic_table["size"] = topic_table["topic"].map(counts).fillna(0).astype(int)
         topic_table["share"] = topic_table["size"] / n
     with run.stage("trends", "Recomputing trends"):
-        dt = doc_terms(papers["model_text"].tolist(), ngram_range=tuple(plan.manifest["params"]["represent"]["ngram_range"]),
-                       min_df=plan.manifest["params"]["represent"]["min_df"])
+        dt = doc_terms(
+            papers["model_text"].tolist(),
+            ngram_range=tuple(plan.manifest["params"]["represent"]["ngram_range"]),
+            min_df=plan.manifest["params"]["represent"]["min_df"],
+        )
         trends = compute_trends(papers["year"], topics, dt)
         from pipeline.represent import growth_per_year
 
         growth = growth_per_year(trends.topic_years) if len(trends.years) >= 2 else {}
         topic_table["growth"] = [growth.get(int(t), np.nan) for t in topic_table["topic"]]
+        if "stability" not in topic_table:  # built before stability was measured
+            topic_table["stability"] = np.nan
     summary.topics = len(topic_table)
     summary.placed = int(plan.new_mask.sum())
     counts_prev = plan.manifest.get("counts", {})
@@ -494,6 +664,7 @@ def _place_incrementally(plan: _IncrementalPlan, papers, embeddings, run, summar
         "cluster_params": plan.manifest.get("cluster_params", {}),
         "fitted_papers": counts_prev.get("fitted_papers", len(plan.old_papers)),
         "fitted_at": plan.manifest.get("fitted_at", plan.manifest.get("created_at")),
+        "stability": plan.manifest.get("stability", {"computed": "off"}),
     }
 
 
@@ -542,6 +713,7 @@ def _write(folder: Path, t: dict, papers: pd.DataFrame, embeddings, result, inpu
         "inputs": input_dicts,
         "params": _config_dict(config),
         "cluster_params": t["cluster_params"],
+        "stability": t["stability"],
         "embedding": {
             "model": config.embed.model,
             "model_key": key,
@@ -577,5 +749,3 @@ def _write(folder: Path, t: dict, papers: pd.DataFrame, embeddings, result, inpu
         "stages": [s.to_dict() for s in run.records],
     }
     artifacts.write_json(folder / schema.MANIFEST, manifest)
-
-

@@ -1,4 +1,4 @@
-"""Command line: ``python -m pipeline build|list|info|export ...``. A thin shell over pipeline functions."""
+"""Command line: ``python -m pipeline build|list|info|evaluate|export ...``. A thin shell over pipeline functions."""
 
 from __future__ import annotations
 
@@ -35,9 +35,12 @@ def make_parser() -> argparse.ArgumentParser:
         "  python -m pipeline build papers.csv --name mine\n"
         "  python -m pipeline list\n"
         "  python -m pipeline info mine\n"
+        "  python -m pipeline evaluate mine               # topic quality against labels and baselines\n"
         "  python -m pipeline export mine                 # one offline HTML file: exports/mine.html\n",
     )
-    parser.add_argument("--artifacts", type=Path, default=DEFAULT_ARTIFACTS, help="artifacts folder (default: %(default)s)")
+    parser.add_argument(
+        "--artifacts", type=Path, default=DEFAULT_ARTIFACTS, help="artifacts folder (default: %(default)s)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     b = sub.add_parser(
@@ -58,10 +61,14 @@ def make_parser() -> argparse.ArgumentParser:
         "  python -m pipeline build papers.parquet --name mine --config settings.toml\n",
     )
     b.add_argument("inputs", nargs="*", type=Path, help="input files (default: the bundled NeurIPS 2026 abstracts)")
-    b.add_argument("--name", help=f"corpus name (default: {DEFAULT_CORPUS} for the bundled corpus, else the first file's name)")
+    b.add_argument(
+        "--name", help=f"corpus name (default: {DEFAULT_CORPUS} for the bundled corpus, else the first file's name)"
+    )
     b.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder (default: ./artifacts)")
     b.add_argument("--config", type=Path, help="TOML file with settings (see README: Configuration)")
-    b.add_argument("--refit", action="store_true", help="refit all topics even if new papers could be placed into existing ones")
+    b.add_argument(
+        "--refit", action="store_true", help="refit all topics even if new papers could be placed into existing ones"
+    )
     b.add_argument("--force", action="store_true", help="rebuild even when the artifacts are up to date")
     b.add_argument("--quiet", action="store_true", help="print only the summary")
     cols = b.add_argument_group("input columns (recognised automatically when not given)")
@@ -75,10 +82,25 @@ def make_parser() -> argparse.ArgumentParser:
     m.add_argument("--backend", choices=["onnx-int8", "onnx", "torch"], help="embedding backend (default onnx-int8)")
     m.add_argument("--threads", type=int, help="embedding threads (default: all cores)")
     m.add_argument("--seed", type=int, help="random seed for UMAP (default 42)")
-    m.add_argument("--cluster-method", choices=["auto", "hdbscan", "agglomerative"], help="clustering method (default auto)")
+    m.add_argument(
+        "--cluster-method", choices=["auto", "hdbscan", "agglomerative"], help="clustering method (default auto)"
+    )
     m.add_argument("--min-cluster-size", type=int, help="smallest topic (default adapts to corpus size)")
     m.add_argument("--topics", type=int, dest="n_topics", help="target number of topics (default adapts)")
-    m.add_argument("--keep-outliers", action="store_true", help="keep unclustered papers as topic -1 instead of placing them")
+    m.add_argument(
+        "--keep-outliers", action="store_true", help="keep unclustered papers as topic -1 instead of placing them"
+    )
+    stab = m.add_mutually_exclusive_group()
+    stab.add_argument(
+        "--stability",
+        action="store_true",
+        help="measure per-topic stability whatever the corpus size (default: up to 5,000 papers)",
+    )
+    stab.add_argument(
+        "--no-stability",
+        action="store_true",
+        help="skip the per-topic stability measurement (extra clusterings with other seeds)",
+    )
 
     lst = sub.add_parser(
         "list",
@@ -100,6 +122,51 @@ def make_parser() -> argparse.ArgumentParser:
     info.add_argument("name", help="corpus name")
     info.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
     info.add_argument("--json", action="store_true", help="print the whole manifest as JSON")
+
+    ev = sub.add_parser(
+        "evaluate",
+        help="measure topic quality against labels and the obvious alternatives",
+        formatter_class=_formatter,
+        description="Run our pipeline and, on the same embeddings and seeds, vanilla BERTopic (default parameters),\n"
+        "vanilla BERTopic + reduce_outliers, k-means (k = number of labels) and LDA on word counts; print and\n"
+        "write a table with NMI/ARI against the labels (all papers, and only the papers each method clustered\n"
+        "itself, with the outlier share), topic diversity, NPMI coherence on the corpus, keyword fragments,\n"
+        "stability across seeds (ARI), topic count and time. Without labels only the label-free measures.\n"
+        "CORPUS is a built corpus (its settings and embeddings are used) or an input file; papers without a\n"
+        "label are left out when some have one. Writes ARTIFACTS/NAME.evaluation.md and .json (or --out).",
+        epilog="examples:\n"
+        "  python -m pipeline evaluate neurips2026\n"
+        "  python -m pipeline evaluate ijcai2020-2024-primary-area.jsonl.gz --label-column label\n"
+        "  python -m pipeline evaluate mine --methods pipeline kmeans --seeds 0 1 2 3 4 --out mine-eval.md\n",
+    )
+    ev.add_argument("corpus", help="a built corpus name, or an input file (any format build reads)")
+    ev.add_argument(
+        "--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder (also holds the embedding cache)"
+    )
+    ev.add_argument(
+        "--label-column",
+        metavar="NAME",
+        help="column with the reference labels (default: recognised, e.g. label, primary_area)",
+    )
+    ev.add_argument(
+        "--seeds", nargs="+", type=int, default=[0, 1, 2], help="one run per seed and method (default: 0 1 2)"
+    )
+    ev.add_argument(
+        "--methods",
+        nargs="+",
+        metavar="METHOD",
+        help="subset of: pipeline bertopic bertopic_reduce kmeans lda (default: all)",
+    )
+    ev.add_argument(
+        "--k", type=int, help="clusters for k-means and LDA (default: number of labels, else our topic target)"
+    )
+    ev.add_argument("--config", type=Path, help="TOML settings for an input file (a built corpus uses its own)")
+    ev.add_argument("--name", help="name in the report and output files (default: the corpus or file name)")
+    ev.add_argument(
+        "--out",
+        type=Path,
+        help="markdown file to write; the JSON goes beside it (default: ARTIFACTS/NAME.evaluation.md)",
+    )
 
     exp = sub.add_parser(
         "export",
@@ -126,8 +193,10 @@ def _build_config(args):
         config,
         {
             "ingest": {
-                "columns": {r: getattr(args, f"col_{r}") for r in
-                            ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords")},
+                "columns": {
+                    r: getattr(args, f"col_{r}")
+                    for r in ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords")
+                },
                 "venue": args.venue,
                 "year": args.year,
                 "min_words": args.min_words,
@@ -140,6 +209,7 @@ def _build_config(args):
                 "n_topics": args.n_topics,
                 "reassign_outliers": False if args.keep_outliers else None,
             },
+            "stability": {"runs": 0 if args.no_stability else None, "max_papers": 0 if args.stability else None},
         },
     )
 
@@ -153,7 +223,9 @@ def cmd_build(args) -> int:
         raise PipelineError(f"no input files given and the bundled corpus is missing from {DEFAULT_INPUTS}.")
     name = args.name or (DEFAULT_CORPUS if not args.inputs else _name_from(inputs[0]))
     reporter = Reporter(quiet=args.quiet)
-    summary = build(inputs, name, args.artifacts, _build_config(args), refit=args.refit, force=args.force, reporter=reporter)
+    summary = build(
+        inputs, name, args.artifacts, _build_config(args), refit=args.refit, force=args.force, reporter=reporter
+    )
     for line in summary.lines():
         print(line)
     return 0
@@ -170,8 +242,21 @@ def _name_from(path: Path) -> str:
 def cmd_list(args) -> int:
     entries = artifacts.list_corpora(args.artifacts)
     if args.json:
-        print(json.dumps([{"name": e.name, "ok": e.ok, "error": e.error, "counts": (e.manifest or {}).get("counts"),
-                           "created_at": (e.manifest or {}).get("created_at")} for e in entries], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "name": e.name,
+                        "ok": e.ok,
+                        "error": e.error,
+                        "counts": (e.manifest or {}).get("counts"),
+                        "created_at": (e.manifest or {}).get("created_at"),
+                    }
+                    for e in entries
+                ],
+                indent=2,
+            )
+        )
         return 0
     if not entries:
         print(f"No corpora in {args.artifacts}. Build one: python -m pipeline build")
@@ -183,7 +268,9 @@ def cmd_list(args) -> int:
             continue
         c = e.manifest.get("counts", {})
         years = "-".join(str(y) for y in c["years"]) if c.get("years") else "-"
-        print(f"{e.name:<24} {c.get('papers', 0):>8,} {c.get('topics', 0):>7} {years:>11}  {e.manifest.get('created_at', '?')}")
+        print(
+            f"{e.name:<24} {c.get('papers', 0):>8,} {c.get('topics', 0):>7} {years:>11}  {e.manifest.get('created_at', '?')}"
+        )
     return 0
 
 
@@ -196,14 +283,22 @@ def cmd_info(args) -> int:
     c = manifest.get("counts", {})
     print(f"{manifest['name']}  (build {manifest['build_id']}, {manifest['mode']}, {manifest['created_at']})")
     print(f"  folder: {folder}")
-    print(f"  papers: {c.get('papers', 0):,} ({c.get('skipped', 0):,} skipped, {c.get('placed', 0):,} placed incrementally)")
-    print(f"  topics: {c.get('topics', 0)}, outliers {c.get('outlier_share', 0):.1%} ({c.get('reassigned', 0):,} placed in nearest topic)")
+    print(
+        f"  papers: {c.get('papers', 0):,} ({c.get('skipped', 0):,} skipped, {c.get('placed', 0):,} placed incrementally)"
+    )
+    print(
+        f"  topics: {c.get('topics', 0)}, outliers {c.get('outlier_share', 0):.1%} ({c.get('reassigned', 0):,} placed in nearest topic)"
+    )
     if c.get("years"):
         print(f"  years: {c['years'][0]}-{c['years'][1]} ({c.get('papers_with_year', 0):,} papers with a year)")
-    print(f"  embedding: {manifest['embedding']['model']} ({manifest['embedding']['backend']}, dim {manifest['embedding']['dim']})")
+    print(
+        f"  embedding: {manifest['embedding']['model']} ({manifest['embedding']['backend']}, dim {manifest['embedding']['dim']})"
+    )
     print("  inputs:")
     for i in manifest.get("inputs", []):
-        print(f"    {i['path']}  {i['format']}, {i['rows_kept']:,}/{i['rows_read']:,} rows kept, sha256 {i['sha256'][:12]}")
+        print(
+            f"    {i['path']}  {i['format']}, {i['rows_kept']:,}/{i['rows_read']:,} rows kept, sha256 {i['sha256'][:12]}"
+        )
     print("  stages: " + ", ".join(f"{s['name']} {s['seconds']:.1f}s" for s in manifest.get("stages", [])))
     print(f"  peak memory: {manifest.get('peak_rss_mb', 0):,.0f} MB")
     print(f"  files: {', '.join(sorted(schema.FILES))}")
@@ -220,12 +315,103 @@ def cmd_export(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "list": cmd_list, "info": cmd_info, "export": cmd_export}
+def _evaluation_input(args):
+    """Papers, embeddings and settings to evaluate: from a built corpus or from an input file."""
+    import pandas as pd
+
+    from pipeline.progress import Reporter
+    from pipeline.quality import config_from_manifest
+
+    path = Path(args.corpus)
+    if path.is_file():
+        from pipeline.embed import embed_texts
+        from pipeline.ingest import ingest
+        from pipeline.settings import load_config, with_overrides
+
+        config = with_overrides(load_config(args.config), {"ingest": {"columns": {"label": args.label_column}}})
+        reporter = Reporter()
+        result = ingest([path], config.ingest, progress=reporter.counter("rows", "rows"))
+        papers = result.papers.reset_index(drop=True)
+        embeddings = embed_texts(
+            papers["model_text"].tolist(),
+            config.embed,
+            artifacts.cache_dir(args.artifacts),
+            progress=reporter.counter("embedded", "papers"),
+        ).vectors
+        return args.name or _name_from(path), papers, embeddings, config
+    artifacts.check_name(args.corpus)
+    folder = artifacts.corpus_path(args.artifacts, args.corpus)
+    manifest = artifacts.read_manifest(folder)
+    papers = artifacts.read_table(folder, schema.PAPERS).sort_values("row").reset_index(drop=True)
+    embeddings = artifacts.read_array(folder, schema.EMBEDDINGS)
+    if args.label_column and args.label_column != "label":
+        import json as _json
+
+        papers["label"] = [
+            _json.loads(e or "{}").get(args.label_column) if isinstance(e, str) else None for e in papers["extra"]
+        ]
+        papers["label"] = papers["label"].map(lambda v: None if v is None or pd.isna(v) else str(v))
+    return args.name or args.corpus, papers, embeddings, config_from_manifest(manifest)
+
+
+def cmd_evaluate(args) -> int:
+    import shlex
+
+    from pipeline.quality import METHODS, evaluate, report_markdown
+
+    methods = args.methods or list(METHODS)
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise PipelineError(f"unknown method(s) {', '.join(unknown)}; choose from {', '.join(METHODS)}.")
+    name, papers, embeddings, config = _evaluation_input(args)
+    labels = papers.get("label")
+    dropped = 0
+    if labels is not None and labels.notna().any():
+        keep = labels.notna().to_numpy() & (labels.astype(str).str.strip() != "").to_numpy()
+        dropped = int((~keep).sum())
+        papers, embeddings = papers[keep].reset_index(drop=True), embeddings[keep]
+        labels = papers["label"].astype(str).to_numpy()
+    else:
+        labels = None
+    print(
+        f"Evaluating {name}: {len(papers):,} papers"
+        + (f" with labels ({dropped:,} without a label left out)" if labels is not None else ", no labels")
+        + f"; methods {', '.join(methods)}; seeds {' '.join(map(str, args.seeds))}",
+        flush=True,
+    )
+    result = evaluate(
+        papers["model_text"].tolist(),
+        embeddings,
+        labels,
+        config,
+        corpus=name,
+        seeds=args.seeds,
+        methods=methods,
+        k=args.k,
+        progress=lambda line: print(line, flush=True),
+    )
+    if dropped:
+        result.notes.insert(0, f"{dropped:,} papers without a label left out")
+    command = "python -m pipeline " + " ".join(shlex.quote(str(a)) for a in getattr(args, "argv", []))
+    text = report_markdown(result, command)
+    out = args.out or Path(args.artifacts) / f"{name}.evaluation.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    data = result.to_dict() | {"command": command}
+    out.with_suffix(".json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    print()
+    print(result.markdown())
+    print(f"\nwrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+COMMANDS = {"build": cmd_build, "list": cmd_list, "info": cmd_info, "evaluate": cmd_evaluate, "export": cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if not args.command:
         parser.print_help()
         return 2

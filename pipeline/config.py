@@ -139,6 +139,29 @@ class RepresentParams:
 
 
 @dataclass(frozen=True)
+class StabilityParams:
+    """Per-topic stability: how well each topic is reproduced when only the UMAP seed changes.
+
+    The build clusters the papers ``runs`` more times, with seeds ``umap.seed + 1`` to
+    ``umap.seed + runs`` and otherwise the same stages and settings (same kNN graph, full epochs);
+    a topic's stability is the mean over those runs of its best Jaccard overlap with any of their
+    topics (``pipeline.evaluate.topic_stability``). Each extra run costs about one UMAP projection
+    (NeurIPS, 18,661 papers: 12 s), hence the size limit.
+
+    Attributes:
+        runs: extra clusterings; 0 turns the measurement off (``--no-stability``).
+        max_papers: larger corpora are not measured; 0 lifts the limit (``--stability``).
+        background_min_cpus: with at least this many CPUs, corpora of 2,000 papers or more compute
+            the extra runs in a separate process while the build goes on (map, clustering,
+            representations); 0 never does. On fewer cores a second process only competes.
+    """
+
+    runs: int = 2
+    max_papers: int = 5_000
+    background_min_cpus: int = 4
+
+
+@dataclass(frozen=True)
 class BuildConfig:
     """Everything that decides a build's result (hashed into the manifest)."""
 
@@ -147,3 +170,4 @@ class BuildConfig:
     umap: UmapParams = UmapParams()
     cluster: ClusterParams = ClusterParams()
     represent: RepresentParams = RepresentParams()
+    stability: StabilityParams = StabilityParams()

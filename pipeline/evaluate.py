@@ -9,6 +9,8 @@ Measures:
 * :func:`topic_diversity`: share of distinct words among the topics' top words.
 * :func:`npmi_coherence`: NPMI of each topic's top words over document co-occurrence in the corpus.
 * :func:`stability`: mean pairwise ARI between the assignments of several runs (e.g. seeds).
+* :func:`topic_stability`: per topic, how well other runs reproduce it (best Jaccard overlap).
+* :func:`keyword_problem`: why a keyword is a fragment (LaTeX, URL, number, stop word), if it is.
 
 Baselines (each returns a :class:`BaselineResult` with labels, top words where meaningful, seconds):
 :func:`vanilla_bertopic`, :func:`vanilla_bertopic_reduce_outliers`, :func:`kmeans`, :func:`lda`.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -210,6 +213,158 @@ def stability(assignments: Sequence[np.ndarray]) -> float:
     return float(np.mean([adjusted_rand_score(np.asarray(a), np.asarray(b)) for a, b in pairs]))
 
 
+def topic_stability(labels: np.ndarray, others: Sequence[np.ndarray]) -> dict[int, float]:
+    """How well each topic is reproduced by other clusterings of the same documents.
+
+    For topic ``t`` of ``labels`` and each other run, the best Jaccard overlap
+    ``|t & u| / |t | u|`` with any topic ``u`` of that run (``-1`` never matches); the topic's
+    score is the mean over the runs: 1.0 when every run has exactly this topic, near 0 when its
+    papers are scattered over many topics.
+
+    Args:
+        labels: ``(n,)`` topic per document (``-1`` for none: gets no score).
+        others: ``(n,)`` label arrays of other runs (e.g. other seeds).
+
+    Returns:
+        topic id -> score in [0, 1]; NaN for every topic when ``others`` is empty.
+    """
+    from scipy import sparse
+
+    labels = np.asarray(labels)
+    topics = sorted(set(labels.tolist()) - {-1})
+    if not others:
+        return {int(t): math.nan for t in topics}
+    row = {t: i for i, t in enumerate(topics)}
+    inlier = labels != -1
+    a_rows = np.array([row[t] for t in labels[inlier].tolist()], dtype=np.int64)
+    size_a = np.bincount(a_rows, minlength=len(topics)).astype(np.float64)
+    scores = np.zeros(len(topics))
+    for other in others:
+        other = np.asarray(other)
+        if other.shape != labels.shape:
+            raise ValueError(f"runs differ in length: {other.shape} vs {labels.shape}")
+        ok = inlier & (other != -1)
+        ids, b_cols = np.unique(other[other != -1], return_inverse=True)
+        size_b = np.bincount(b_cols, minlength=len(ids)).astype(np.float64)
+        col = {int(u): j for j, u in enumerate(ids.tolist())}
+        joint = sparse.coo_matrix(
+            (
+                np.ones(int(ok.sum())),
+                ([row[t] for t in labels[ok].tolist()], [col[int(u)] for u in other[ok].tolist()]),
+            ),
+            shape=(len(topics), len(ids)),
+        ).toarray()
+        union = size_a[:, None] + size_b[None, :] - joint
+        jaccard = np.divide(joint, union, out=np.zeros_like(joint), where=union > 0)
+        scores += jaccard.max(axis=1, initial=0.0)
+    return {int(t): float(scores[i] / len(others)) for i, t in enumerate(topics)}
+
+
+#: LaTeX command names that never occur in prose (the fragments a badly cleaned abstract leaves).
+LATEX_WORDS = frozenset(
+    [
+        "mathbf",
+        "mathcal",
+        "mathrm",
+        "mathbb",
+        "mathit",
+        "mathsf",
+        "mathscr",
+        "boldsymbol",
+        "operatorname",
+        "frac",
+        "dfrac",
+        "tfrac",
+        "emph",
+        "textbf",
+        "textit",
+        "texttt",
+        "textrm",
+        "textsc",
+        "cite",
+        "citep",
+        "citet",
+        "eqref",
+        "ldots",
+        "cdots",
+        "vdots",
+        "ddots",
+        "mathop",
+        "leq",
+        "geq",
+        "neq",
+        "infty",
+        "propto",
+        "cdot",
+        "varepsilon",
+        "vspace",
+        "hspace",
+        "usepackage",
+    ]
+)
+URL_WORDS = frozenset(["http", "https", "www", "com", "org", "html", "htm", "pdf", "arxiv", "doi"])
+
+
+def keyword_problem(term: str) -> str | None:
+    """Why ``term`` is a fragment rather than a keyword, or None when it is fine.
+
+    Returns:
+        "latex" (a LaTeX command or math symbol), "url" (a piece of a web address), "number" (a
+        word that is only digits), "stop word" (a word of scikit-learn's English stop word list),
+        "too short" (a one-letter word), or None.
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    if re.search(r"[\\$^_{}=<>|~]", term):
+        return "latex"
+    if re.search(r"https?:|www\.|\.(com|org|html?)\b|/", term):
+        return "url"
+    for word in term.lower().split():
+        if word in LATEX_WORDS:
+            return "latex"
+        if word in URL_WORDS:
+            return "url"
+        if re.fullmatch(r"[\d.,%+-]+", word):
+            return "number"
+        if word in ENGLISH_STOP_WORDS:
+            return "stop word"
+        if len(word.strip("-.")) < 2:
+            return "too short"
+    return None
+
+
+def reference_doc_term(docs: Sequence[str], terms: Sequence[str]) -> tuple[sp.csr_array, dict[str, int]]:
+    """Presence of ``terms`` in ``docs``, for NPMI that treats every method's keywords alike.
+
+    A term is present in a document when either of two tokenisations finds it there: the
+    pipeline's (``pipeline.vocab``: stop words removed, hyphenated compounds kept, so "graph
+    neural" is found in "graph of neural ...") or a plain one (scikit-learn's default tokens, no
+    stop words removed: the words of vanilla BERTopic and LDA). Only the given terms get a column,
+    so this stays small on large corpora.
+
+    Returns:
+        ``(doc_term, vocab)``: ``(n_docs, n_terms)`` 0/1 int8 CSR and term -> column.
+    """
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from pipeline.vocab import make_vectorizer
+
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(t for t in terms if t and t.strip()))}
+    n = len(docs)
+    if not vocab:
+        return sp.csr_array((n, 0), dtype=np.int8), vocab
+    longest = max(len(t.split()) for t in vocab)
+    present = sp.csr_array((n, len(vocab)), dtype=np.int8)
+    for vectorizer in (
+        make_vectorizer(ngram_range=(1, longest), vocabulary=list(vocab)),
+        CountVectorizer(ngram_range=(1, longest), vocabulary=list(vocab), binary=True),
+    ):
+        counts = sp.csr_array(vectorizer.transform(list(docs)))
+        counts.data[:] = 1
+        present = present.maximum(counts.astype(np.int8))
+    return sp.csr_array(present, dtype=np.int8), vocab
+
+
 # --------------------------------------------------------------------------------------------
 # Baselines
 # --------------------------------------------------------------------------------------------
@@ -220,9 +375,7 @@ def _bertopic_words(model: Any, top_n: int = 10) -> list[list[str]]:
     return [[word for word, _ in model.get_topic(t)[:top_n]] for t in topics]
 
 
-def _fit_vanilla(
-    docs: Sequence[str], embeddings: np.ndarray, embedding_model: Any, seed: int
-) -> tuple[Any, list[int]]:
+def _fit_vanilla(docs: Sequence[str], embeddings: np.ndarray, embedding_model: Any, seed: int) -> tuple[Any, list[int]]:
     from bertopic import BERTopic
     from umap import UMAP
 
@@ -247,9 +400,7 @@ def vanilla_bertopic(
     """
     start = time.perf_counter()
     model, topics = _fit_vanilla(docs, embeddings, embedding_model, seed)
-    return BaselineResult(
-        np.asarray(topics, dtype=np.int64), _bertopic_words(model), time.perf_counter() - start
-    )
+    return BaselineResult(np.asarray(topics, dtype=np.int64), _bertopic_words(model), time.perf_counter() - start)
 
 
 def vanilla_bertopic_reduce_outliers(
@@ -263,9 +414,25 @@ def vanilla_bertopic_reduce_outliers(
     model, topics = _fit_vanilla(docs, embeddings, embedding_model, seed)
     if -1 in topics:
         topics = model.reduce_outliers(list(docs), topics)
-    return BaselineResult(
-        np.asarray(topics, dtype=np.int64), _bertopic_words(model), time.perf_counter() - start
-    )
+    return BaselineResult(np.asarray(topics, dtype=np.int64), _bertopic_words(model), time.perf_counter() - start)
+
+
+def vanilla_bertopic_pair(
+    docs: Sequence[str], embeddings: np.ndarray, embedding_model: Any = None, seed: int = 0
+) -> tuple[BaselineResult, BaselineResult]:
+    """:func:`vanilla_bertopic` and :func:`vanilla_bertopic_reduce_outliers` from one fit.
+
+    The second result's ``seconds`` include the fit.
+    """
+    start = time.perf_counter()
+    model, topics = _fit_vanilla(docs, embeddings, embedding_model, seed)
+    words = _bertopic_words(model)
+    fitted = time.perf_counter() - start
+    plain = BaselineResult(np.asarray(topics, dtype=np.int64), words, fitted)
+    if -1 in topics:
+        topics = model.reduce_outliers(list(docs), topics)
+    reduced = BaselineResult(np.asarray(topics, dtype=np.int64), words, time.perf_counter() - start)
+    return plain, reduced
 
 
 def kmeans(embeddings: np.ndarray, k: int, seed: int = 0) -> BaselineResult:
@@ -293,6 +460,4 @@ def lda(docs: Sequence[str], k: int, seed: int = 0, *, top_n: int = 10) -> Basel
     doc_topic = model.fit_transform(counts)
     terms = vectorizer.get_feature_names_out()
     words = [[str(terms[i]) for i in np.argsort(-weights)[:top_n]] for weights in model.components_]
-    return BaselineResult(
-        np.asarray(doc_topic.argmax(axis=1), dtype=np.int64), words, time.perf_counter() - start
-    )
+    return BaselineResult(np.asarray(doc_topic.argmax(axis=1), dtype=np.int64), words, time.perf_counter() - start)

@@ -9,7 +9,7 @@ is deterministic); beyond that pynndescent approximates it.
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -125,25 +125,75 @@ def _umap(embeddings, knn, *, dims: int, min_dist: float, params: UmapParams) ->
     return np.asarray(out, dtype=np.float32)
 
 
-def reduce(embeddings: np.ndarray, params: UmapParams) -> Projection:
+def shared_knn(embeddings: np.ndarray, params: UmapParams) -> tuple[np.ndarray, np.ndarray]:
+    """The kNN graph every projection of these embeddings is built from (any seed).
+
+    Returns:
+        ``(indices, distances)``, int32 and float32 ``(n, k)``, self first.
+    """
+    n = len(embeddings)
+    if n <= 1:
+        return np.zeros((n, 1), np.int32), np.zeros((n, 1), np.float32)
+    return knn_graph(embeddings, params)
+
+
+def cluster_projection(
+    embeddings: np.ndarray,
+    knn: tuple[np.ndarray, np.ndarray],
+    params: UmapParams,
+    *,
+    seed: int | None = None,
+    n_epochs: int | None = None,
+) -> np.ndarray:
+    """The clustering projection alone (no map), on a precomputed kNN graph.
+
+    Used by the build for the main fit and for the extra seeds of per-topic stability, and by the
+    evaluation for its seeds: the same code path, only the seed (and optionally the epochs) differ.
+
+    Args:
+        embeddings: float32 ``(n, dim)``, L2-normalised.
+        knn: ``shared_knn(embeddings, params)``.
+        params: UMAP settings.
+        seed: overrides ``params.seed``.
+        n_epochs: overrides ``params.n_epochs``.
+
+    Returns:
+        float32 ``(n, params.cluster_dims)``.
+    """
+    n = len(embeddings)
+    if n < params.min_points_for_umap:
+        return _pca(embeddings, params.cluster_dims)
+    k = min(neighbours_for(n, params), n - 1)
+    run = replace(
+        params, seed=params.seed if seed is None else seed, n_epochs=params.n_epochs if n_epochs is None else n_epochs
+    )
+    return _umap(
+        embeddings,
+        (knn[0][:, :k], knn[1][:, :k]),
+        dims=params.cluster_dims,
+        min_dist=params.min_dist_cluster,
+        params=run,
+    )
+
+
+def reduce(embeddings: np.ndarray, params: UmapParams, knn: tuple[np.ndarray, np.ndarray] | None = None) -> Projection:
     """Project embeddings for clustering and for the map.
 
     Args:
         embeddings: float32 ``(n, dim)``, L2-normalised.
         params: UMAP settings; ``n_neighbors`` is capped at ``n - 1``.
+        knn: ``shared_knn(embeddings, params)`` when the caller has it already.
 
     Returns:
         The two projections and the kNN graph they were built from.
     """
     n = len(embeddings)
-    knn = knn_graph(embeddings, params) if n > 1 else (np.zeros((n, 1), np.int32), np.zeros((n, 1), np.float32))
+    knn = shared_knn(embeddings, params) if knn is None else knn
+    cluster = cluster_projection(embeddings, knn, params)
     if n < params.min_points_for_umap:
-        cluster = _pca(embeddings, params.cluster_dims)
         return Projection(cluster, _normalise_map(_pca(embeddings, 2)), knn[0], knn[1])
     k = min(neighbours_for(n, params), n - 1)
-    knn_k = (knn[0][:, :k], knn[1][:, :k])
-    cluster = _umap(embeddings, knn_k, dims=params.cluster_dims, min_dist=params.min_dist_cluster, params=params)
-    map_2d = _umap(embeddings, knn_k, dims=2, min_dist=params.min_dist_map, params=params)
+    map_2d = _umap(embeddings, (knn[0][:, :k], knn[1][:, :k]), dims=2, min_dist=params.min_dist_map, params=params)
     return Projection(cluster, _normalise_map(map_2d), knn[0], knn[1])
 
 

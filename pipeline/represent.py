@@ -20,12 +20,16 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import RepresentParams
-from pipeline.labels import TopicTerms, make_labels
+from pipeline.labels import TopicTerms, make_labels, topic_text
 from pipeline.place import topic_distribution
 from pipeline.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-REPRESENT_VERSION = 1
+REPRESENT_VERSION = 2
+
+#: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
+LABEL_SAMPLE = 250
+
 
 class _Precomputed:
     """A "dimensionality reduction" that hands BERTopic our cached projection."""
@@ -142,6 +146,48 @@ def _topic_terms(
     )
 
 
+def ctfidf_words(labels: np.ndarray, dt: DocTerms, top_n: int = 10) -> dict[int, list[tuple[str, float]]]:
+    """Each topic's top terms by c-TF-IDF, computed as BERTopic computes them in ``fit_topics``.
+
+    BERTopic joins each topic's papers and counts terms with our vectorizer on our vocabulary, then
+    applies ``ClassTfidfTransformer(reduce_frequent_words=True)``; summing the papers' rows of
+    ``dt`` gives the same counts (up to two-word terms spanning two joined papers). The evaluation
+    uses this to describe topics of many runs without fitting BERTopic each time.
+
+    Args:
+        labels: int ``(n,)`` topic per paper; ``-1`` (outliers) takes part in the weighting as
+            BERTopic's outlier topic does, but gets no entry.
+        dt: paper-by-term counts, ``(n, n_terms)``.
+        top_n: terms per topic.
+
+    Returns:
+        topic id -> ``[(term, weight), ...]``, best first, only terms with a positive weight.
+    """
+    from bertopic.vectorizers import ClassTfidfTransformer
+    from scipy import sparse
+
+    labels = np.asarray(labels)
+    ids = sorted(set(labels.tolist()))
+    if not ids or dt.counts.shape[1] == 0:
+        return {int(t): [] for t in ids if t != -1}
+    row_of = {t: i for i, t in enumerate(ids)}
+    membership = sparse.csr_matrix(
+        (np.ones(len(labels)), ([row_of[t] for t in labels.tolist()], np.arange(len(labels)))),
+        shape=(len(ids), len(labels)),
+    )
+    counts = sparse.csr_matrix(membership @ dt.counts, dtype=np.float64)
+    weights = sparse.csr_matrix(ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts))
+    weights.sort_indices()
+    out: dict[int, list[tuple[str, float]]] = {}
+    for topic, i in row_of.items():
+        if topic == -1:
+            continue
+        row = weights.getrow(i)
+        order = np.lexsort((row.indices, -row.data))[:top_n]  # by weight, ties by term order
+        out[int(topic)] = [(str(dt.terms[row.indices[j]]), float(row.data[j])) for j in order if row.data[j] > 0]
+    return out
+
+
 def fit_topics(
     docs: list[str],
     embeddings: np.ndarray,
@@ -203,7 +249,9 @@ def fit_topics(
     ctfidf_terms = np.asarray(model.vectorizer_model.get_feature_names_out(), dtype=object)
     ctfidf = model.c_tf_idf_[offset:]
     inlier = topics != -1
-    terms_table = _topic_terms(topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored)
+    terms_table = _topic_terms(
+        topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored
+    )
 
     aspects = model.topic_aspects_
     reps: dict[int, TopicTerms] = {}
@@ -213,8 +261,10 @@ def fit_topics(
         main = [(w, float(s)) for w, s in model.get_topic(topic) if w]
         keybert = [w for w, s in aspects.get("KeyBERT", {}).get(topic, []) if w and s > 0]
         mmr = [w for w, s in aspects.get("MMR", {}).get(topic, []) if w]
-        reps[topic] = TopicTerms(main, keybert, mmr)
         members = np.flatnonzero(topics == topic)
+        # Phrase statistics for the label need a few hundred papers, not all of a large topic.
+        sample = members[np.unique(np.linspace(0, len(members) - 1, min(len(members), LABEL_SAMPLE)).astype(int))]
+        reps[topic] = TopicTerms(main, keybert, mmr, topic_text([docs[j] for j in sample]))
         core = members[~raw_outlier[members]] if (~raw_outlier[members]).any() else members
         centrality = embeddings[core] @ t_emb[i]
         best = core[np.argsort(-centrality, kind="stable")[: params.n_representative]]
@@ -278,5 +328,3 @@ def growth_per_year(topic_years: pd.DataFrame) -> dict[int, float]:
         slope = np.polyfit(x, y, 1)[0]
         out[int(topic)] = float(slope) if math.isfinite(slope) else 0.0
     return out
-
-

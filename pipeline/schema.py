@@ -89,6 +89,7 @@ TOPIC_COLUMNS: dict[str, str] = {
     "n_reassigned": "papers that clustering left out and were placed in this topic",
     "coherence": "NPMI coherence of the top 10 keywords on the corpus",
     "growth": "change in share per year (least squares slope, percentage points), null without years",
+    "stability": "how well other UMAP seeds reproduce the topic: mean best Jaccard overlap, 0-1 (null when not measured)",
 }
 
 TOPIC_TERM_COLUMNS: dict[str, str] = {
@@ -163,7 +164,13 @@ def readme_section() -> str:
     lines = ["| file | contents |", "|---|---|"]
     lines += [f"| `{f}{'/' if f == BERTOPIC_DIR else ''}` | {d} |" for f, d in FILES.items()]
     for table, columns in TABLES.items():
-        lines += ["", f"<details><summary>Columns of <code>{table}</code></summary>", "", "| column | meaning |", "|---|---|"]
+        lines += [
+            "",
+            f"<details><summary>Columns of <code>{table}</code></summary>",
+            "",
+            "| column | meaning |",
+            "|---|---|",
+        ]
         lines += [f"| `{c}` | {d} |" for c, d in columns.items()]
         lines += ["", "</details>"]
     return "\n".join(lines)

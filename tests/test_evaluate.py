@@ -11,11 +11,14 @@ import scipy.sparse as sp
 from pipeline.evaluate import (
     binary_doc_term,
     clustering_scores,
+    keyword_problem,
     kmeans,
     lda,
     npmi_coherence,
+    reference_doc_term,
     stability,
     topic_diversity,
+    topic_stability,
 )
 
 
@@ -111,9 +114,7 @@ def test_npmi_accepts_bigram_terms_from_binary_doc_term():
     docs = ["neural network training"] * 4 + ["graph coloring heuristics"] * 4
     doc_term, vocab = binary_doc_term(docs)
     assert "neural network" in vocab
-    _, per_topic = npmi_coherence(
-        [["neural network", "training"], ["neural network", "graph"]], doc_term, vocab
-    )
+    _, per_topic = npmi_coherence([["neural network", "training"], ["neural network", "graph"]], doc_term, vocab)
     assert per_topic[0] == pytest.approx(1.0, abs=1e-6)
     assert per_topic[1] < -0.9
 
@@ -146,3 +147,60 @@ def test_lda_baseline_gives_labels_and_top_words():
     assert result.topic_words is not None and len(result.topic_words) == 2
     assert all(len(words) == 4 for words in result.topic_words)
     assert clustering_scores(np.repeat([0, 1], 10), result.labels)["ari_all"] == pytest.approx(1.0)
+
+
+def test_topic_stability_of_identical_split_and_scattered_topics():
+    labels = np.repeat([0, 1, 2], 20)
+    assert topic_stability(labels, [labels.copy(), (labels + 1) % 3]) == {0: 1.0, 1: 1.0, 2: 1.0}
+    split = labels.copy()
+    split[10:20] = 5  # topic 0 is cut in half by the other run
+    scores = topic_stability(labels, [split])
+    assert scores[0] == pytest.approx(0.5) and scores[1] == 1.0
+    rng = np.random.default_rng(0)
+    scattered = topic_stability(np.repeat(np.arange(10), 100), [rng.integers(0, 10, 1000) for _ in range(2)])
+    assert max(scattered.values()) < 0.1
+
+
+def test_topic_stability_ignores_outliers_and_needs_other_runs():
+    labels = np.array([0, 0, 0, -1, 1, 1])
+    other = np.array([0, 0, -1, 0, 1, 1])
+    scores = topic_stability(labels, [other])
+    assert set(scores) == {0, 1}
+    assert scores[0] == pytest.approx(2 / 4) and scores[1] == 1.0  # {0, 1} shared of {0, 1, 2, 3}
+    assert all(math.isnan(v) for v in topic_stability(labels, []).values())
+    with pytest.raises(ValueError):
+        topic_stability(labels, [other[:-1]])
+
+
+@pytest.mark.parametrize(
+    ("term", "problem"),
+    [
+        ("graph neural networks", None),
+        ("self-supervised", None),
+        ("gpt-4", None),
+        ("3d", None),
+        ("mathbf", "latex"),
+        ("\\alpha", "latex"),
+        ("$x$", "latex"),
+        ("https", "url"),
+        ("www.example.org", "url"),
+        ("2023", "number"),
+        ("0.5", "number"),
+        ("the", "stop word"),
+        ("of learning", "stop word"),
+        ("x", "too short"),
+    ],
+)
+def test_keyword_problem_names_latex_url_number_and_stop_word_fragments(term, problem):
+    assert keyword_problem(term) == problem
+
+
+def test_reference_doc_term_finds_each_methods_terms():
+    docs = ["Self-supervised learning of graph neural networks.", "The graph of neural nets.", "Nothing here."]
+    matrix, vocab = reference_doc_term(docs, ["self-supervised", "graph neural", "the", "self", "absent"])
+    present = matrix.toarray()
+    assert present[:, vocab["self-supervised"]].tolist() == [1, 0, 0]  # a compound, as the pipeline counts it
+    assert present[:, vocab["self"]].tolist() == [1, 0, 0]  # a word, as plain tokenisation counts it
+    assert present[:, vocab["graph neural"]].tolist() == [1, 1, 0]  # "graph of neural": stop word removed
+    assert present[:, vocab["the"]].tolist() == [0, 1, 0]
+    assert present[:, vocab["absent"]].sum() == 0

@@ -12,7 +12,7 @@ from pipeline import artifacts, schema
 from pipeline.cluster import cluster, merge_to, reassign_outliers, resolve_params
 from pipeline.config import ClusterParams, EmbedParams, UmapParams
 from pipeline.embed import EmbeddingStore, HashingEncoder, embed_texts, text_hash
-from pipeline.labels import TopicTerms, is_generic, make_labels
+from pipeline.labels import TopicTerms, is_generic, make_labels, topic_text
 from pipeline.place import nearest, place_on_map, topic_distribution
 from pipeline.reduce import exact_knn, reduce
 from pipeline.trends import compute_trends
@@ -162,20 +162,86 @@ def test_vocabulary_drops_numbers_stop_words_and_keeps_compounds():
         assert generic not in terms
 
 
+def _words(label: str) -> list[str]:
+    return label.split()
+
+
 def test_labels_are_unique_readable_and_not_generic():
     reps = {
-        0: TopicTerms([("diffusion", 0.9), ("sampling", 0.7), ("diffusion sampling", 0.6), ("score", 0.5)], ["diffusion"]),
+        0: TopicTerms(
+            [("diffusion", 0.9), ("sampling", 0.7), ("diffusion sampling", 0.6), ("score", 0.5)], ["diffusion"]
+        ),
         1: TopicTerms([("diffusion", 0.8), ("sampling", 0.6), ("diffusion sampling", 0.5), ("guidance", 0.4)]),
         2: TopicTerms([("method", 0.9), ("results", 0.8), ("graph", 0.7), ("graph neural", 0.65), ("molecules", 0.3)]),
         3: TopicTerms([("paper", 0.9), ("propose", 0.8)]),
+        4: TopicTerms([("diffusions", 0.9), ("samplings", 0.7), ("diffusion samplings", 0.6)]),
     }
     labels = make_labels(reps)
-    assert len(set(labels.values())) == 4
     assert labels[0] == "diffusion sampling"
     assert labels[2] == "graph neural"
+    assert len(set(labels.values())) == 5
+    assert labels[4] != "diffusion samplings"  # the same label up to plurals is the same label
     for label in labels.values():
-        assert 1 <= len(label.replace(",", " ").split()) <= 6
-    assert not is_generic(labels[1])
+        assert 2 <= len(_words(label)) <= 5, label
+        assert not is_generic(label.replace(" and ", " ")), label
+        for generic in ("paper", "method", "propose", "results"):
+            assert generic not in _words(label), label
+
+
+def _topic(docs, ctfidf, keybert=(), mmr=()):
+    return TopicTerms(list(ctfidf), list(keybert), list(mmr), topic_text(docs))
+
+
+def test_labels_complete_phrases_the_papers_write():
+    docs = [f"We train graph neural networks on molecules {i}. Graph neural networks scale." for i in range(6)]
+    docs += [f"Support vector machines {i} with kernels. Kernel support vector machines for text." for i in range(4)]
+    reps = {
+        0: _topic(docs[:6], [("graph neural", 0.9), ("molecules", 0.5)]),
+        1: _topic(docs[6:], [("vector machines", 0.9), ("kernels", 0.4)]),
+    }
+    labels = make_labels(reps)
+    assert labels[0] == "graph neural networks"
+    assert labels[1] == "support vector machines"
+
+
+def test_labels_reject_phrases_nobody_wrote_and_modifiers():
+    # "language llms" is a vectorizer artefact of "large language models (LLMs)"; "adversarial" is
+    # always followed by another word, so it is a modifier, not a label.
+    docs = [
+        f"Large language models (LLMs) answer questions {i}. Adversarial attacks and adversarial training."
+        for i in range(5)
+    ]
+    docs += ["Prompting large language models (LLMs) for reasoning."] * 3
+    topic = _topic(
+        docs,
+        [("language llms", 1.0), ("adversarial", 0.95), ("prompting", 0.5), ("reasoning", 0.45)],
+        keybert=["language llms", "adversarial"],
+    )
+    label = make_labels({0: topic})[0]
+    parts = label.split(" and ")
+    assert "language llms" not in label and "adversarial" not in parts, label
+    assert 2 <= len(_words(label)) <= 5
+
+
+def test_labels_expand_acronyms_and_join_two_words():
+    nas = [
+        f"Neural architecture search (NAS) finds cells {i}. NAS on ImageNet with neural architecture search."
+        for i in range(6)
+    ]
+    voting = [f"Voting in elections {i}: voters rank candidates. Voting rules and elections." for i in range(6)]
+    labels = make_labels(
+        {
+            0: _topic(nas, [("nas", 1.0), ("imagenet", 0.5), ("architecture search", 0.5)]),
+            1: _topic(voting, [("voting", 1.0), ("elections", 0.9), ("voters", 0.5)]),
+        }
+    )
+    assert labels[0] == "neural architecture search"
+    assert labels[1] == "voting and elections"
+
+
+def test_a_topic_with_nothing_distinctive_gets_a_plain_non_generic_label():
+    label = make_labels({0: TopicTerms([("paper", 0.9), ("method", 0.8)])})[0]
+    assert label == "miscellaneous topics" and not is_generic(label)
 
 
 def test_trends_normalise_by_year_and_never_leak_later_vocabulary():
@@ -266,9 +332,12 @@ def test_list_corpora_reports_broken_ones_and_keeps_the_rest(tmp_path):
 
 
 def test_build_lock_refuses_a_second_build(tmp_path):
-    with artifacts.build_lock(tmp_path, "c"), pytest.raises(artifacts.ArtifactError, match="another build"):
-        with artifacts.build_lock(tmp_path, "c"):
-            pass
+    with (
+        artifacts.build_lock(tmp_path, "c"),
+        pytest.raises(artifacts.ArtifactError, match="another build"),
+        artifacts.build_lock(tmp_path, "c"),
+    ):
+        pass
 
 
 def test_read_array_never_unpickles(tmp_path):

@@ -1,0 +1,503 @@
+"""End-to-end topic quality: our pipeline against the obvious alternatives, same embeddings, same seeds.
+
+:func:`evaluate` runs every method once per seed on the same papers and embeddings and scores the
+runs with the measures of ``pipeline.evaluate``:
+
+* ``pipeline``: our own stages with the corpus's settings: the shared kNN graph
+  (``reduce.shared_knn``), the clustering projection for that seed (``reduce.cluster_projection``),
+  ``cluster.cluster``, and each topic's top terms by the c-TF-IDF the build computes
+  (``represent.ctfidf_words`` on ``vocab.doc_terms``);
+* ``bertopic``: vanilla BERTopic, default parameters (UMAP seeded), and ``bertopic_reduce``:
+  the same fit followed by ``reduce_outliers``;
+* ``kmeans``: k-means on the embeddings with k = the number of labels (without labels: the number
+  of topics our pipeline aims for), and ``lda``: LDA on word counts with the same k.
+
+Pure: no printing and no file I/O (``python -m pipeline evaluate`` reads the corpus and writes the
+report); progress goes to a callback.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from pipeline.config import BuildConfig
+
+#: Methods in report order, with their display names.
+METHODS: dict[str, str] = {
+    "pipeline": "our pipeline (defaults)",
+    "bertopic": "vanilla BERTopic",
+    "bertopic_reduce": "vanilla BERTopic + reduce_outliers",
+    "kmeans": "k-means",
+    "lda": "LDA on word counts",
+}
+
+#: Keywords per topic for diversity, coherence and the fragment check.
+TOP_N = 10
+
+
+@dataclass(frozen=True)
+class Run:
+    """One method's result for one seed.
+
+    Attributes:
+        labels: int ``(n,)`` final topic per paper; ``-1`` = no topic.
+        clustered: bool ``(n,)``, papers the method itself put in a topic (False for outliers,
+            also when a later step placed them in a topic).
+        topic_words: per topic its top terms, best first; None for k-means.
+        seconds: wall time of the run.
+    """
+
+    labels: np.ndarray
+    clustered: np.ndarray
+    topic_words: list[list[str]] | None
+    seconds: float
+
+
+@dataclass
+class MethodResult:
+    """All runs of one method and their scores (means over the seeds unless noted).
+
+    ``scores`` keys: ``n_topics``, ``outlier_share`` (papers left without a topic),
+    ``reassigned_share`` (papers the method left out and then placed in a topic),
+    ``nmi_all``/``ari_all`` (all papers, outliers as one more cluster), ``nmi_clustered``/
+    ``ari_clustered`` (only the papers the method clustered itself), ``diversity``, ``npmi``,
+    ``bad_keywords`` (top-10 keywords that are LaTeX, URL, number or stop-word fragments, over all
+    topics), ``stability`` (mean pairwise ARI between the seeds' assignments), ``seconds`` (median).
+    """
+
+    method: str
+    runs: dict[int, Run] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+    per_seed: list[dict] = field(default_factory=list)
+    bad_examples: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def name(self) -> str:
+        return METHODS.get(self.method, self.method)
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate` found; :meth:`markdown` and :meth:`to_dict` are the report."""
+
+    corpus: str
+    n_papers: int
+    n_labels: int
+    k: int
+    seeds: list[int]
+    settings: dict
+    results: list[MethodResult]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def labelled(self) -> bool:
+        return self.n_labels > 0
+
+    def result(self, method: str) -> MethodResult:
+        return next(r for r in self.results if r.method == method)
+
+    def to_dict(self) -> dict:
+        return {
+            "corpus": self.corpus,
+            "n_papers": self.n_papers,
+            "n_labels": self.n_labels,
+            "k": self.k,
+            "seeds": self.seeds,
+            "settings": self.settings,
+            "notes": self.notes,
+            "methods": [
+                {
+                    "method": r.method,
+                    "name": r.name,
+                    "error": r.error,
+                    "scores": {k: _json_float(v) for k, v in r.scores.items()},
+                    "per_seed": [{k: _json_float(v) for k, v in row.items()} for row in r.per_seed],
+                    "bad_keyword_examples": r.bad_examples,
+                }
+                for r in self.results
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Evaluation:
+        """The evaluation back from :meth:`to_dict` (runs are not stored: scores only)."""
+        nan = math.nan
+        results = [
+            MethodResult(
+                m["method"],
+                scores={k: nan if v is None else v for k, v in m["scores"].items()},
+                per_seed=[{k: nan if v is None else v for k, v in row.items()} for row in m["per_seed"]],
+                bad_examples=list(m.get("bad_keyword_examples", [])),
+                error=m.get("error"),
+            )
+            for m in data["methods"]
+        ]
+        return cls(
+            data["corpus"],
+            data["n_papers"],
+            data["n_labels"],
+            data["k"],
+            list(data["seeds"]),
+            data["settings"],
+            results,
+            list(data.get("notes", [])),
+        )
+
+    def markdown(self) -> str:
+        """The results table (one row per method) with a line saying what was measured."""
+        cols = [
+            ("method", None),
+            ("topics", "n_topics"),
+            ("outliers", "outlier_share"),
+            ("reassigned", "reassigned_share"),
+        ]
+        if self.labelled:
+            cols += [
+                ("NMI", "nmi_all"),
+                ("ARI", "ari_all"),
+                ("NMI clustered", "nmi_clustered"),
+                ("ARI clustered", "ari_clustered"),
+            ]
+        cols += [
+            ("diversity", "diversity"),
+            ("NPMI", "npmi"),
+            ("bad keywords", "bad_keywords"),
+            ("stability", "stability"),
+            ("seconds", "seconds"),
+        ]
+        lines = ["| " + " | ".join(c for c, _ in cols) + " |", "|---" + "|---:" * (len(cols) - 1) + "|"]
+        for r in self.results:
+            if r.error:
+                lines.append(f"| {r.name} | failed: {r.error} |" + " |" * (len(cols) - 2))
+                continue
+            name = f"{r.name} (k = {self.k})" if r.method in ("kmeans", "lda") else r.name
+            cells = [f"**{name}**" if r.method == "pipeline" else name]
+            for _, key in cols[1:]:
+                cells.append(_cell(key, r.scores.get(key, math.nan)))
+            lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+
+def _json_float(value):
+    if isinstance(value, float | np.floating):
+        return None if math.isnan(value) else round(float(value), 4)
+    return value
+
+
+def _cell(key: str, value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if key in ("outlier_share", "reassigned_share"):
+        return f"{value:.1%}"
+    if key == "n_topics":
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+    if key == "bad_keywords":
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+    if key == "seconds":
+        return f"{value:.1f}"
+    if key == "diversity":
+        return f"{value:.2f}"
+    return f"{value:.3f}"
+
+
+def report_markdown(result: Evaluation, command: str = "") -> str:
+    """The evaluation report (``NAME.evaluation.md``): the command, the table, what the columns mean."""
+    lines = [f"## {result.corpus}", ""]
+    if command:
+        lines += ["```sh", command, "```", ""]
+    lines += [
+        f"{result.n_papers:,} papers; seeds {', '.join(map(str, result.seeds))}; " + "; ".join(result.notes) + ".",
+        "",
+        result.markdown(),
+        "",
+        "Means over the seeds. outliers: papers left without a topic; reassigned: papers the method left out and then"
+        " placed in a topic (our pipeline flags them per paper). NMI/ARI over all papers, outliers as one more"
+        ' cluster; "clustered": only the papers the method clustered itself. Diversity: distinct terms among all'
+        " topics' top 10; NPMI of the top 10 over document co-occurrence in this corpus; bad keywords: top-10 terms"
+        " that are LaTeX, URL, number or stop-word fragments (all topics); stability: mean pairwise ARI between the"
+        " seeds' assignments; seconds: median per run (ours includes the kNN graph and term counts).",
+    ]
+    examples = [f"{r.name}: {', '.join(r.bad_examples)}" for r in result.results if r.bad_examples]
+    if examples:
+        lines += ["", "Keyword fragments, e.g. " + "; ".join(examples) + "."]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# Runs
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Shared:
+    """What every seed of our pipeline reuses: the kNN graph and the term counts."""
+
+    knn: tuple[np.ndarray, np.ndarray]
+    dt: object
+    seconds: float  # what they cost; added to every run's time, as a fresh build pays it
+
+
+def _prepare(docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig) -> _Shared:
+    from pipeline.reduce import shared_knn
+    from pipeline.vocab import doc_terms
+
+    start = time.perf_counter()
+    knn = shared_knn(embeddings, config.umap)
+    dt = doc_terms(list(docs), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
+    return _Shared(knn, dt, time.perf_counter() - start)
+
+
+def pipeline_run(embeddings: np.ndarray, config: BuildConfig, seed: int, shared: _Shared) -> Run:
+    """Our pipeline's clustering and keywords for one UMAP seed (the build's own stages)."""
+    from pipeline.cluster import cluster
+    from pipeline.reduce import cluster_projection
+    from pipeline.represent import ctfidf_words
+
+    start = time.perf_counter()
+    points = cluster_projection(embeddings, shared.knn, config.umap, seed=seed)
+    clustering = cluster(points, embeddings, config.cluster, knn=shared.knn[0])
+    words = ctfidf_words(clustering.labels, shared.dt, TOP_N)
+    seconds = time.perf_counter() - start + shared.seconds
+    topic_words = [[w for w, _ in words[t]] for t in sorted(words)]
+    return Run(clustering.labels, ~clustering.raw_outlier & (clustering.labels != -1), topic_words, seconds)
+
+
+def seed_clusterings(
+    embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, seeds: Sequence[int]
+) -> tuple[list[np.ndarray], float]:
+    """Our clustering of the same papers with other UMAP seeds, for per-topic stability.
+
+    The build's own stages and settings (the shared kNN graph, full UMAP epochs, ``cluster``);
+    only the seed differs. Runs in a separate process for large corpora (``pipeline/build.py``).
+
+    Returns:
+        One int ``(n,)`` label array per seed, and the seconds it took.
+    """
+    from pipeline.cluster import cluster
+    from pipeline.reduce import cluster_projection
+
+    start = time.perf_counter()
+    runs = []
+    for seed in seeds:
+        points = cluster_projection(embeddings, knn, config.umap, seed=seed)
+        runs.append(cluster(points, embeddings, config.cluster, knn=knn[0]).labels)
+    return runs, time.perf_counter() - start
+
+
+def _baseline_run(result, clustered: np.ndarray | None = None) -> Run:
+    labels = np.asarray(result.labels, dtype=np.int64)
+    return Run(labels, labels != -1 if clustered is None else clustered, result.topic_words, result.seconds)
+
+
+# --------------------------------------------------------------------------------------------
+# Scores
+# --------------------------------------------------------------------------------------------
+
+
+def score_runs(
+    runs: dict[int, Run],
+    labels_true: np.ndarray | None,
+    reference: tuple,
+) -> tuple[dict[str, float], list[dict], list[str]]:
+    """Scores of one method's runs: means over seeds, one row per seed, and bad keyword examples.
+
+    Args:
+        runs: seed -> run.
+        labels_true: ``(n,)`` reference labels, or None (label-free measures only).
+        reference: ``(doc_term, vocab)`` from ``evaluate.reference_doc_term`` for NPMI.
+    """
+    from pipeline.evaluate import clustering_scores, keyword_problem, npmi_coherence, stability, topic_diversity
+
+    per_seed, bad_examples = [], []
+    for seed, run in runs.items():
+        row: dict[str, float] = {
+            "seed": seed,
+            "n_topics": float(len(set(run.labels.tolist()) - {-1})),
+            "outlier_share": float((run.labels == -1).mean()),
+            "reassigned_share": float(((run.labels != -1) & ~run.clustered).mean()),
+            "seconds": run.seconds,
+        }
+        if labels_true is not None:
+            all_ = clustering_scores(labels_true, run.labels)
+            core = clustering_scores(labels_true, np.where(run.clustered, run.labels, -1))
+            row.update(nmi_all=all_["nmi_all"], ari_all=all_["ari_all"])
+            row.update(nmi_clustered=core["nmi_inliers"], ari_clustered=core["ari_inliers"])
+        if run.topic_words:
+            words = [w[:TOP_N] for w in run.topic_words]
+            row["diversity"] = topic_diversity(words, TOP_N)
+            row["npmi"] = npmi_coherence(words, reference[0], reference[1], top_n=TOP_N)[0]
+            bad = [(w, keyword_problem(w)) for ws in words for w in ws]
+            bad = [(w, why) for w, why in bad if why]
+            row["bad_keywords"] = float(len(bad))
+            for w, why in bad:
+                example = f"{w} ({why})"
+                if example not in bad_examples and len(bad_examples) < 8:
+                    bad_examples.append(example)
+        per_seed.append(row)
+    keys = [k for k in per_seed[0] if k != "seed"] if per_seed else []
+    scores = {k: float(np.nanmean([r.get(k, math.nan) for r in per_seed])) for k in keys}
+    if per_seed:  # the median: a first run may pay for one-time compilation (numba, pynndescent)
+        scores["seconds"] = float(np.median([r["seconds"] for r in per_seed]))
+    scores["stability"] = stability([r.labels for r in runs.values()]) if len(runs) > 1 else math.nan
+    return scores, per_seed, bad_examples
+
+
+# --------------------------------------------------------------------------------------------
+# The whole evaluation
+# --------------------------------------------------------------------------------------------
+
+
+def evaluate(
+    docs: Sequence[str],
+    embeddings: np.ndarray,
+    labels: Sequence | np.ndarray | None,
+    config: BuildConfig = BuildConfig(),
+    *,
+    corpus: str = "corpus",
+    seeds: Sequence[int] = (0, 1, 2),
+    methods: Sequence[str] = tuple(METHODS),
+    k: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Evaluation:
+    """Run and score our pipeline and the baselines on the same papers, embeddings and seeds.
+
+    Args:
+        docs: ``(n,)`` cleaned modelling texts (``papers.model_text``).
+        embeddings: float32 ``(n, dim)`` their normalised embeddings.
+        labels: ``(n,)`` reference labels (e.g. primary areas), or None for label-free measures.
+            Papers without a label must be removed beforehand.
+        config: our pipeline's settings (``config.umap.seed`` is replaced by each seed).
+        corpus: name for the report.
+        seeds: one run per seed for every method; stability needs two or more.
+        methods: a subset of :data:`METHODS`.
+        k: clusters for k-means and LDA; default the number of distinct labels, or without labels
+            the number of topics our pipeline aims for.
+        progress: called with a line of text after each run.
+    """
+    from pipeline import evaluate as ev
+    from pipeline.cluster import resolve_params
+
+    say = progress or (lambda _line: None)
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"unknown methods {sorted(unknown)}; choose from {list(METHODS)}")
+    embeddings = np.asarray(embeddings, dtype=np.float32)
+    n = len(docs)
+    if len(embeddings) != n or (labels is not None and len(labels) != n):
+        raise ValueError("docs, embeddings and labels must have one row per paper")
+    truth = None if labels is None else np.asarray([str(x) for x in labels])
+    n_labels = 0 if truth is None else len(set(truth.tolist()))
+    k = int(k or n_labels or resolve_params(config.cluster, n).n_topics)
+    k = max(1, min(k, n))
+    order = [m for m in METHODS if m in methods]
+    results = {m: MethodResult(m) for m in order}
+
+    _warm_up(embeddings, config, order)
+    shared = None
+    for seed in seeds:
+        if "pipeline" in results:
+            if shared is None:
+                shared = _prepare(docs, embeddings, config)
+            _attempt(results["pipeline"], seed, lambda s=seed, sh=shared: pipeline_run(embeddings, config, s, sh), say)
+        if "bertopic" in results or "bertopic_reduce" in results:
+            _attempt_pair(results, docs, embeddings, seed, say)
+        if "kmeans" in results:
+            _attempt(results["kmeans"], seed, lambda s=seed: _baseline_run(ev.kmeans(embeddings, k, seed=s)), say)
+        if "lda" in results:
+            _attempt(
+                results["lda"], seed, lambda s=seed: _baseline_run(ev.lda(list(docs), k, seed=s, top_n=TOP_N)), say
+            )
+
+    terms = [w for r in results.values() for run in r.runs.values() for ws in run.topic_words or [] for w in ws[:TOP_N]]
+    reference = ev.reference_doc_term(list(docs), terms)
+    for r in results.values():
+        if r.runs and not r.error:
+            r.scores, r.per_seed, r.bad_examples = score_runs(r.runs, truth, reference)
+    notes = []
+    if truth is not None:
+        notes.append(f"{n_labels} labels; k-means and LDA use k = {k}")
+    else:
+        notes.append(f"no labels: label-free measures only; k-means and LDA use k = {k} (our target topic count)")
+    return Evaluation(corpus, n, n_labels, k, list(seeds), _settings(config), list(results.values()), notes)
+
+
+def _warm_up(embeddings: np.ndarray, config: BuildConfig, methods: Sequence[str]) -> None:
+    """Import and JIT-compile once, so that no method's first run pays for it."""
+    if "pipeline" in methods or "bertopic" in methods or "bertopic_reduce" in methods:
+        from bertopic.vectorizers import ClassTfidfTransformer  # noqa: F401  (imports BERTopic)
+
+        from pipeline.reduce import cluster_projection, shared_knn
+
+        sample = embeddings[: min(len(embeddings), 300)]
+        if len(sample) >= config.umap.min_points_for_umap:
+            cluster_projection(sample, shared_knn(sample, config.umap), config.umap, n_epochs=5)
+
+
+def _attempt(result: MethodResult, seed: int, fit: Callable[[], Run], say: Callable[[str], None]) -> None:
+    if result.error:
+        return
+    try:
+        run = fit()
+    except Exception as exc:  # a baseline that cannot handle this corpus is a result, not a crash
+        result.error = f"{type(exc).__name__}: {str(exc)[:160]}"
+        say(f"  {result.name}, seed {seed}: failed ({result.error})")
+        return
+    result.runs[seed] = run
+    say(f"  {result.name}, seed {seed}: {len(set(run.labels.tolist()) - {-1})} topics in {run.seconds:.1f}s")
+
+
+def _attempt_pair(results: dict[str, MethodResult], docs, embeddings, seed: int, say) -> None:
+    from pipeline.evaluate import vanilla_bertopic_pair
+
+    targets = [results[m] for m in ("bertopic", "bertopic_reduce") if m in results]
+    if all(t.error for t in targets):
+        return
+    try:
+        plain, reduced = vanilla_bertopic_pair(list(docs), embeddings, seed=seed)
+    except Exception as exc:
+        for t in targets:
+            t.error = f"{type(exc).__name__}: {str(exc)[:160]}"
+        say(f"  vanilla BERTopic, seed {seed}: failed ({targets[0].error})")
+        return
+    clustered = np.asarray(plain.labels) != -1
+    runs = {"bertopic": _baseline_run(plain), "bertopic_reduce": _baseline_run(reduced, clustered)}
+    for t in targets:
+        t.runs[seed] = runs[t.method]
+        say(
+            f"  {t.name}, seed {seed}: {len(set(runs[t.method].labels.tolist()) - {-1})} topics in {runs[t.method].seconds:.1f}s"
+        )
+
+
+def config_from_manifest(manifest: dict, base: BuildConfig = BuildConfig()) -> BuildConfig:
+    """The fit settings (UMAP, clustering, representation) a corpus was built with, from its manifest.
+
+    Settings the manifest does not know keep ``base``'s values; ones this version no longer has are
+    ignored.
+    """
+    import dataclasses
+
+    params = manifest.get("params", {})
+    changes = {}
+    for section in ("umap", "cluster", "represent"):
+        current = getattr(base, section)
+        known = {f.name for f in dataclasses.fields(current)}
+        values = {k: (tuple(v) if isinstance(v, list) else v) for k, v in params.get(section, {}).items() if k in known}
+        changes[section] = dataclasses.replace(current, **values)
+    return dataclasses.replace(base, **changes)
+
+
+def _settings(config: BuildConfig) -> dict:
+    import json
+
+    return json.loads(
+        json.dumps(
+            {"umap": asdict(config.umap), "cluster": asdict(config.cluster), "represent": asdict(config.represent)},
+            default=list,
+        )
+    )
