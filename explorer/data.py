@@ -299,7 +299,8 @@ def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
     topics' columns of ``topic_distribution`` into the kept topic (a new in-memory array), averages
     their embeddings (weighted by size) and recomputes their similarity, pools their term
     statistics, and drops the stored hierarchy (which no longer fits; the app draws one from the
-    embeddings). Coherence and growth of merged topics become unknown (NaN) rather than wrong.
+    embeddings). Coherence, growth and stability of merged topics are unknown (NaN, set by
+    ``apply_edits``) rather than wrong.
     The topic probability of papers that changed topic is read from the (merged) distribution.
     """
     applied = apply_edits(base.papers, base.topics, list(edits))
@@ -332,10 +333,6 @@ def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
         topic_embeddings, similarity = emb, np.clip(emb @ emb.T, -1, 1).astype(np.float32)
         topic_terms = _pool_terms(base.topic_terms, target)
         hierarchy = base.hierarchy.iloc[0:0]
-        merged = topics["topic"].isin(absorbed)
-        for col in ("coherence", "growth", "stability"):
-            if col in topics:
-                topics[col] = topics[col].astype(float).mask(merged)
         reps = base.topics.set_index("topic")["representative_doc_ids"]
         for keep in absorbed:  # a few merged topics: their representative papers, kept topic's first
             parts = [keep, *[k for k, v in target.items() if v == keep and k != keep]]

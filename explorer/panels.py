@@ -34,7 +34,9 @@ TOPIC_COLUMNS = {
     "reassigned": st.column_config.NumberColumn(
         "Reassigned", help="papers clustering left out and placed in this topic"
     ),
-    "stability": st.column_config.NumberColumn("Stability", format="%.2f"),
+    "stability": st.column_config.NumberColumn(
+        "Stability", format="%.2f", help="how well clusterings with other UMAP seeds reproduce the topic (0-1)"
+    ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
 
@@ -73,6 +75,31 @@ def topic_metrics(row: pd.Series) -> None:
         items.append(("Stability", num(row["stability"], ".2f")))
     for column, (label, value) in zip(st.columns(len(items)), items, strict=True):
         column.metric(label, value.replace("– pts", "–"))
+
+
+def stability_note(corpus: Corpus) -> str:
+    """What the Stability column means for this build, or why it is missing."""
+    info = corpus.manifest.get("stability") or {}
+    if "stability" in corpus.topics and corpus.topics["stability"].notna().any():
+        return (
+            f"*Stability*: the best overlap (Jaccard) of each topic with the topics of {info.get('runs', 2)} "
+            "clusterings that differ only in their random seed; below about 0.5 the topic is one way among "
+            "several to cut that region."
+        )
+    reason = str(info.get("computed", "off"))
+    return f"*Stability* was not measured for this build ({text.plain(reason)})."
+
+
+def label_evidence(row: pd.Series) -> None:
+    """The representations a topic's label was built from (c-TF-IDF, KeyBERTInspired, MMR)."""
+    parts = [("c-TF-IDF", list(row["keywords"])[:6])]
+    parts += [
+        (name, list(row[col])[:6]) for name, col in (("KeyBERTInspired", "keybert"), ("MMR", "mmr")) if col in row
+    ]
+    st.caption(
+        "Label built from: "
+        + " · ".join(f"**{name}**: {text.plain(', '.join(map(str, terms)))}" for name, terms in parts if terms)
+    )
 
 
 @st.fragment

@@ -19,8 +19,9 @@ if topic is not None and corpus.topic_pos(topic) is None:
     topic = None
 
 st.caption(
-    "Click a column header to sort, a row to open the topic. *Coherence* (NPMI of the top keywords, −1 to 1) and "
-    "*reassigned* (papers clustering left out, placed here) say how much to trust a topic."
+    "Click a column header to sort, a row to open the topic. *Coherence* (NPMI of the top keywords, −1 to 1), "
+    "*reassigned* (papers clustering left out, placed here) and *stability* say how much to trust a topic. "
+    + panels.stability_note(corpus)
 )
 panels.topic_table(ctx, table)
 labels = panels.topic_labels(corpus)
@@ -40,8 +41,9 @@ if topic is not None:
     shell.topic_link(ctx, topic, label="See it on the map", page="map")
     if ctx.can_edit:
         shell.topic_link(ctx, topic, label="Rename or merge this topic", page="curate")
-    left, right = st.columns(2)
     row = corpus.topics.iloc[pos]
+    panels.label_evidence(row)
+    left, right = st.columns(2)
     fig = figures.keyword_bars(list(row["keywords"]), list(row["keyword_weights"]), topic=topic)
     panels.chart(fig, left, name=figures.image_name(corpus.name, "topic", topic, "keywords"))
     with right:

@@ -190,6 +190,10 @@ def _merge(papers: pd.DataFrame, topics: pd.DataFrame, targets: list[int]):
     topics.at[idx, "keyword_weights"] = [weights[k] for k in ranked]
     topics.at[idx, "n_reassigned"] = int(rows["n_reassigned"].sum())
     topics.at[idx, "curated"] = True
+    for col in ("coherence", "growth", "stability"):  # measured on the unmerged topics: now unknown
+        if col in topics:
+            topics[col] = topics[col].astype(float)
+            topics.at[idx, col] = np.nan
     topics = topics[~topics["topic"].isin(others)].reset_index(drop=True)
     return papers, topics
 

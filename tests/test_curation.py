@@ -41,6 +41,8 @@ def test_rename_merge_move_and_undo(small_artifacts, tmp_path):
     merged = set(out.papers["topic"]) - set(papers["topic"]) | ({t1, t2} & set(out.papers["topic"]))
     assert len(merged) == 1
     assert out.topics["size"].sum() == len(papers)
+    kept = out.topics[out.topics["topic"].isin([t1, t2])]
+    assert kept["coherence"].isna().all() and kept["stability"].isna().all()  # unknown, not stale
     assert out.topics["size"].tolist() == out.papers["topic"].value_counts().reindex(out.topics["topic"]).tolist()
 
     assert loaded.undo()["op"] == "merge"

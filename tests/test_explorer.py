@@ -206,7 +206,8 @@ def test_topic_table_reports_evidence(corpus):
     assert table["size"].sum() == corpus.n_papers - int((corpus.topic_index < 0).sum())
     assert table["shown"].sum() == 25
     assert table["reassigned"].sum() == int(corpus.papers["was_outlier"].sum())
-    assert table["stability"].isna().all()  # not in this build: shown as missing, not invented
+    # Measured by the build for small corpora: other UMAP seeds reproduce each topic to this degree.
+    assert table["stability"].between(0, 1).all()
 
 
 def test_nearest_topics_and_representatives(corpus):
