@@ -22,7 +22,6 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from urllib.parse import quote_plus
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "output"
@@ -149,7 +148,12 @@ async def time_page_switches(page, base: str, corpus: str, rounds: int) -> list[
     await wait_for(page, SETTLED, bool)
     times = []
     for _ in range(rounds):
-        for title, path in [("Topics", "/topics"), ("Keyword trends", "/trends"), ("Search", "/search"), ("Topic map", "/")]:
+        for title, path in [
+            ("Topics", "/topics"),
+            ("Keyword trends", "/trends"),
+            ("Search", "/search"),
+            ("Topic map", "/"),
+        ]:
             link = page.locator('[data-testid="stSidebar"] a', has_text=title).first
             start = time.perf_counter()
             await link.click()
@@ -226,7 +230,10 @@ async def run(args) -> dict:
             await ctx.close()
             res["server_after_pages_mb"] = rss_mb(proc.pid)
             results = await asyncio.gather(
-                *[session(browser, base, args.corpus, n, QUERIES[i % len(QUERIES)] + f" {i}") for i in range(args.sessions)]
+                *[
+                    session(browser, base, args.corpus, n, QUERIES[i % len(QUERIES)] + f" {i}")
+                    for i in range(args.sessions)
+                ]
             )
             res["load"] = results
             res["server_after_load_mb"] = rss_mb(proc.pid)

@@ -40,13 +40,14 @@ def _write_jsonl(path: Path, rows: list[str]) -> Path:
 
 def prepare() -> dict[str, Path]:
     OUT.mkdir(parents=True, exist_ok=True)
-    lines = gzip.open(NEURIPS, "rt", encoding="utf-8").readlines()
+    with gzip.open(NEURIPS, "rt", encoding="utf-8") as handle:
+        lines = handle.readlines()
     rng = random.Random(0)
     sample = sorted(rng.sample(range(len(lines)), 2000))
     added = set(rng.sample(range(len(lines)), 500))
     return {
         "n2000": _write_jsonl(OUT / "neurips_2000.jsonl", [lines[i] for i in sample]),
-        "base": _write_jsonl(OUT / "neurips_base.jsonl", [l for i, l in enumerate(lines) if i not in added]),
+        "base": _write_jsonl(OUT / "neurips_base.jsonl", [line for i, line in enumerate(lines) if i not in added]),
         "add500": _write_jsonl(OUT / "neurips_add500.jsonl", [lines[i] for i in sorted(added)]),
         "full": NEURIPS,
     }
@@ -55,7 +56,19 @@ def prepare() -> dict[str, Path]:
 def run_build(root: Path, name: str, inputs: list[Path], *extra: str) -> dict:
     """One CLI build in a fresh process; returns wall time and the manifest's figures."""
     start = time.perf_counter()
-    cmd = [PY, "-m", "pipeline", "--artifacts", str(root), "build", *map(str, inputs), "--name", name, "--quiet", *extra]
+    cmd = [
+        PY,
+        "-m",
+        "pipeline",
+        "--artifacts",
+        str(root),
+        "build",
+        *map(str, inputs),
+        "--name",
+        name,
+        "--quiet",
+        *extra,
+    ]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
@@ -286,8 +299,14 @@ def write_markdown(res: dict) -> None:
             "|---|---|---|---|---|",
         ]
         for b, m in e.items():
-            cos = f"{m['cosine_to_torch_mean']:.4f} / {m['cosine_to_torch_min']:.4f}" if "cosine_to_torch_mean" in m else "1 (reference)"
-            lines.append(f"| {b} | {m['docs_per_s']:.1f} | {m['nmi_kmeans16']:.3f} | {m['knn5_accuracy']:.3f} | {cos} |")
+            cos = (
+                f"{m['cosine_to_torch_mean']:.4f} / {m['cosine_to_torch_min']:.4f}"
+                if "cosine_to_torch_mean" in m
+                else "1 (reference)"
+            )
+            lines.append(
+                f"| {b} | {m['docs_per_s']:.1f} | {m['nmi_kmeans16']:.3f} | {m['knn5_accuracy']:.3f} | {cos} |"
+            )
     block = "\n".join(lines)
     path = ROOT / "BENCHMARKS.md"
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n\n"

@@ -283,9 +283,7 @@ def resolve_k(spec: str | int | None, n: int) -> int | None:
     raise ValueError(f"unknown k rule {spec!r}")
 
 
-def hdbscan_labels(
-    points: np.ndarray, *, mcs: int, ms: int | None, sel: str, eps: float, membership: bool = False
-):
+def hdbscan_labels(points: np.ndarray, *, mcs: int, ms: int | None, sel: str, eps: float, membership: bool = False):
     from hdbscan import HDBSCAN
 
     model = HDBSCAN(
@@ -310,9 +308,7 @@ def centroids(labels: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return ids, vec / np.clip(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12, None)
 
 
-def reassign(
-    labels: np.ndarray, x: np.ndarray, rule: str, *, points=None, model=None, k: int = 15
-) -> np.ndarray:
+def reassign(labels: np.ndarray, x: np.ndarray, rule: str, *, points=None, model=None, k: int = 15) -> np.ndarray:
     """Place outliers (-1) in a topic. Rules: none, centroid (cosine to topic centroids in embedding
     space), knn (similarity-weighted vote of the k most similar non-outliers), membership (HDBSCAN's
     soft membership argmax), umapcentroid (nearest centroid in the clustering space)."""
@@ -452,11 +448,7 @@ def space_points(space: str, x: np.ndarray, proj: np.ndarray | None) -> np.ndarr
         from sklearn.decomposition import PCA
 
         dims = int(space[3:] or 50)
-        return (
-            PCA(n_components=min(dims, len(x) - 1, x.shape[1]), random_state=0)
-            .fit_transform(x)
-            .astype(np.float32)
-        )
+        return PCA(n_components=min(dims, len(x) - 1, x.shape[1]), random_state=0).fit_transform(x).astype(np.float32)
     raise ValueError(space)
 
 
@@ -495,9 +487,7 @@ def cluster_once(s: dict, x: np.ndarray, proj: np.ndarray | None, seed: int) -> 
             if k_smooth >= 2:
                 labels = smooth(labels, x, k_smooth)
         if s.get("minsize"):  # dissolve topics smaller than min_cluster_size (after smoothing)
-            small = np.isin(
-                labels, [c for c, m in zip(*np.unique(labels, return_counts=True), strict=True) if m < mcs]
-            )
+            small = np.isin(labels, [c for c, m in zip(*np.unique(labels, return_counts=True), strict=True) if m < mcs])
             if small.any() and (~small).any():
                 labels = reassign(np.where(small, -1, labels), x, "centroid")
         return labels, raw
@@ -644,9 +634,7 @@ def evaluate_setting(
         sizes = sizes[sizes > 0]
         row["min_size"], row["max_share"] = int(sizes.min()), float(sizes.max() / n)
         if corpus.labels is not None:
-            row.update(
-                {k: v for k, v in clustering_scores(corpus.labels, labels).items() if k != "outlier_share"}
-            )
+            row.update({k: v for k, v in clustering_scores(corpus.labels, labels).items() if k != "outlier_share"})
         if terms is not None and seed == seeds[0]:
             words = topic_words(labels, terms)
             row["diversity"] = topic_diversity(words) if words else math.nan
@@ -738,9 +726,7 @@ def grid(name: str) -> list[dict]:
         for k in [16, 20, 30]:
             for mcs in [10, 15, 25]:
                 g.append({"algo": "hdbscan-merge", "mcs": mcs, "ms": 5, "k": k, "out": "centroid"})
-                g.append(
-                    {"algo": "hdbscan-merge", "mcs": mcs, "ms": 5, "k": k, "out": "centroid", "how": "ward"}
-                )
+                g.append({"algo": "hdbscan-merge", "mcs": mcs, "ms": 5, "k": k, "out": "centroid", "how": "ward"})
     elif name == "merge2":  # finer: small HDBSCAN clusters, centroid reassignment, cosine merge
         for mcs, ms, k in itertools.product([8, 10, 12, 15], [3, 5, 10], [20, 25, 30]):
             g.append({"algo": "hdbscan-merge", "mcs": mcs, "ms": ms, "k": k, "out": "centroid"})
@@ -749,9 +735,7 @@ def grid(name: str) -> list[dict]:
         for nn in [10, 15, 30, 50]:
             for epochs in ["auto", 100]:
                 g.append({"nn": nn, "epochs": epochs, "algo": "ward", "k": 20})
-                g.append(
-                    {"nn": nn, "epochs": epochs, "algo": "hdbscan", "mcs": 25, "ms": 5, "out": "centroid"}
-                )
+                g.append({"nn": nn, "epochs": epochs, "algo": "hdbscan", "mcs": 25, "ms": 5, "out": "centroid"})
     else:
         raise SystemExit(f"unknown grid {name!r}")
     return g
@@ -995,9 +979,7 @@ def cmd_alternatives(args) -> None:
             runs, start = [], time.perf_counter()
             for seed in seeds:
                 labels = np.empty(n, dtype=np.int64)
-                for c, members in enumerate(
-                    nx.community.louvain_communities(graph, resolution=res, seed=seed)
-                ):
+                for c, members in enumerate(nx.community.louvain_communities(graph, resolution=res, seed=seed)):
                     labels[list(members)] = c
                 runs.append(labels)
             record(f"louvain knn={kn} resolution={res}", runs, (time.perf_counter() - start) / len(seeds))
@@ -1005,9 +987,9 @@ def cmd_alternatives(args) -> None:
         affinity = sp.csr_matrix(((1 - dist[:, 1:]).ravel(), (rows_, cols)), shape=(n, n))
         affinity = affinity.maximum(affinity.T)
         runs = [
-            SpectralClustering(
-                k, affinity="precomputed", random_state=s, assign_labels="cluster_qr"
-            ).fit_predict(affinity)
+            SpectralClustering(k, affinity="precomputed", random_state=s, assign_labels="cluster_qr").fit_predict(
+                affinity
+            )
             for s in seeds
         ]
         record(f"spectral knn={kn} k={k}", runs)
@@ -1030,9 +1012,7 @@ def cmd_alternatives(args) -> None:
             co = np.zeros((n, n), dtype=np.float32)
             for s in range(3 * r, 3 * r + 3):
                 co += base[s][:, None] == base[s][None, :]
-            runs.append(
-                AgglomerativeClustering(k, metric="precomputed", linkage="average").fit_predict(1 - co / 3)
-            )
+            runs.append(AgglomerativeClustering(k, metric="precomputed", linkage="average").fit_predict(1 - co / 3))
         record(f"consensus of 3 average-linkage runs k={k}", runs)
 
     # Micro-clusters of the recommended HDBSCAN, merged with other distances, and refinement.
@@ -1072,9 +1052,7 @@ def cmd_alternatives(args) -> None:
             ("kNN edges", d_knn),
         ]:
             np.fill_diagonal(dmat, 0)
-            groups = AgglomerativeClustering(
-                rec.n_topics, metric="precomputed", linkage="average"
-            ).fit_predict(dmat)
+            groups = AgglomerativeClustering(rec.n_topics, metric="precomputed", linkage="average").fit_predict(dmat)
             labels = smooth(reassign(_relabel(groups, ids, raw), x, "centroid"), x, rec.smooth_k)
             variants[name].append(labels)
         refined = variants["centroid cosine (recommended)"][-1]
@@ -1124,15 +1102,11 @@ def cmd_report(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("embed", help="embed corpora into the research cache")
-    p.add_argument(
-        "--corpus", nargs="+", default=["ijcai", "iclr", "neurips", "seeds"], choices=list(CORPORA)
-    )
+    p.add_argument("--corpus", nargs="+", default=["ijcai", "iclr", "neurips", "seeds"], choices=list(CORPORA))
     p.set_defaults(func=cmd_embed)
 
     p = sub.add_parser("sweep", help="evaluate clustering settings over seeds")
@@ -1164,9 +1138,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--nndescent", action="store_true", help="also time pynndescent's kNN")
     p.set_defaults(func=cmd_umap_timing)
 
-    p = sub.add_parser(
-        "build-timing", help="time the recommended chain (kNN, UMAP 5-d + 2-d, cluster, c-TF-IDF)"
-    )
+    p = sub.add_parser("build-timing", help="time the recommended chain (kNN, UMAP 5-d + 2-d, cluster, c-TF-IDF)")
     p.add_argument("--corpus", default="neurips", choices=list(CORPORA))
     p.add_argument("--epochs", type=int, default=0, help="UMAP n_epochs, 0 = UMAP's default")
     p.add_argument("--nn", type=int, default=0, help="UMAP n_neighbors (default: the recommendation)")

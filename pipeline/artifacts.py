@@ -63,7 +63,9 @@ def corpus_path(root: Path, name: str) -> Path:
     root_resolved = Path(root).resolve()
     link = root_resolved / name
     if not link.exists():
-        raise ArtifactError(f"no corpus named {name!r} in {root}. Build it with: python -m pipeline build FILES --name {name}")
+        raise ArtifactError(
+            f"no corpus named {name!r} in {root}. Build it with: python -m pipeline build FILES --name {name}"
+        )
     resolved = link.resolve()
     if root_resolved not in resolved.parents:
         raise ArtifactError(f"corpus {name!r} points outside the artifacts folder {root}; refusing to read it.")
@@ -105,7 +107,9 @@ def read_table(folder: Path, file: str, columns: list[str] | None = None):
     except FileNotFoundError:
         raise ArtifactError(f"{folder.parent.name}: {file} is missing. Rebuild the corpus.") from None
     except Exception as exc:  # pyarrow raises several types for damaged files
-        raise ArtifactError(f"{folder.parent.name}: {file} is damaged ({type(exc).__name__}). Rebuild the corpus.") from None
+        raise ArtifactError(
+            f"{folder.parent.name}: {file} is damaged ({type(exc).__name__}). Rebuild the corpus."
+        ) from None
 
 
 def read_array(folder: Path, file: str, *, mmap: bool = False):
@@ -171,8 +175,7 @@ def build_lock(root: Path, name: str, *, timeout: float = 0) -> Iterator[None]:
         lock.acquire(timeout=timeout)
     except Timeout:
         raise ArtifactError(
-            f"another build of corpus {name!r} is running (lock {locks / (name + '.lock')}). "
-            "Wait for it to finish."
+            f"another build of corpus {name!r} is running (lock {locks / (name + '.lock')}). Wait for it to finish."
         ) from None
     try:
         yield

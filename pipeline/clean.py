@@ -37,17 +37,13 @@ _DOMAIN = re.compile(
 _TLD_HINT = re.compile(r"\.(?:" + _TLDS + r")\b")
 _CID = re.compile(r"\(cid:\d+\)|\bcid:\d+")
 # PDF extraction splits words at line ends ("com- ponents"); "pre- and post-training" stays.
-_LINE_BREAK_HYPHEN = re.compile(
-    r"(?<=[a-z])- (?!(?:and|or|nor|to|as|vs|versus|but|with|than|from)\b)(?=[a-z])"
-)
+_LINE_BREAK_HYPHEN = re.compile(r"(?<=[a-z])- (?!(?:and|or|nor|to|as|vs|versus|but|with|than|from)\b)(?=[a-z])")
 # "available on GitHub" is boilerplate, not a topic.
 _CODE_HOST = re.compile(r"\b((?:at|on|in|via|from|through)\s+(?:our\s+|the\s+)?)(?:GitHub|Github|github)\b")
 
 # --- LaTeX -------------------------------------------------------------------------------------
 _ESCAPED_DOLLAR = re.compile(r"\\+\$")
-_MATH_ENVS = (
-    "equation|align|alignat|eqnarray|gather|multline|math|displaymath|split|array|cases|[pbvBV]?matrix"
-)
+_MATH_ENVS = "equation|align|alignat|eqnarray|gather|multline|math|displaymath|split|array|cases|[pbvBV]?matrix"
 _MATH_ENV = re.compile(
     r"\\+begin\s*\{(" + _MATH_ENVS + r")\*?\}.{0,3000}?\\+end\s*\{\1\*?\}", re.DOTALL | re.IGNORECASE
 )

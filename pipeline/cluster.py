@@ -116,7 +116,11 @@ def centroids(labels: np.ndarray, embeddings: np.ndarray) -> tuple[np.ndarray, n
         ``(ids, vectors)``: sorted cluster ids (without -1) and float32 ``(len(ids), dim)``.
     """
     ids = np.array(sorted(set(labels.tolist()) - {-1}), dtype=np.int64)
-    vectors = np.stack([embeddings[labels == c].mean(axis=0) for c in ids]) if len(ids) else np.zeros((0, embeddings.shape[1]))
+    vectors = (
+        np.stack([embeddings[labels == c].mean(axis=0) for c in ids])
+        if len(ids)
+        else np.zeros((0, embeddings.shape[1]))
+    )
     vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
     return ids, vectors.astype(np.float32)
 
@@ -139,7 +143,7 @@ def merge_to(labels: np.ndarray, embeddings: np.ndarray, k: int) -> np.ndarray:
     from sklearn.cluster import AgglomerativeClustering
 
     groups = AgglomerativeClustering(n_clusters=k, metric="cosine", linkage="average").fit_predict(vectors)
-    mapping = dict(zip(ids.tolist(), groups.tolist()))
+    mapping = dict(zip(ids.tolist(), groups.tolist(), strict=True))
     return np.array([mapping.get(int(c), -1) for c in labels], dtype=np.int64)
 
 
@@ -168,7 +172,9 @@ def smooth(labels: np.ndarray, knn: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def cluster(points: np.ndarray, embeddings: np.ndarray, params: ClusterParams, knn: np.ndarray | None = None) -> Clustering:
+def cluster(
+    points: np.ndarray, embeddings: np.ndarray, params: ClusterParams, knn: np.ndarray | None = None
+) -> Clustering:
     """Cluster the projected papers.
 
     HDBSCAN finds dense micro topics in the projection; they are merged (average linkage on the

@@ -60,9 +60,7 @@ def resolve_model_path(model: str) -> Path:
             "the model unset to use the packaged all-MiniLM-L6-v2."
         )
     if not (path / "config.json").exists() and not (path / "modules.json").exists():
-        raise PipelineError(
-            f"{path} is not a sentence-transformers model folder (no config.json or modules.json)."
-        )
+        raise PipelineError(f"{path} is not a sentence-transformers model folder (no config.json or modules.json).")
     return path.resolve()
 
 
@@ -235,7 +233,7 @@ class HashingEncoder(Encoder):
 
         words = re.findall(r"[a-z][a-z0-9]+", text.lower())
         counts: dict[str, int] = {}
-        for token in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
+        for token in words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]:
             counts[token] = counts.get(token, 0) + 1
         vec = np.zeros(self.dim, dtype=np.float32)
         for token, count in counts.items():
@@ -412,7 +410,6 @@ class EmbeddingStore:
             (self.folder / "info.json").write_text(json.dumps({"key": self.key, "count": int(len(uniq))}))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-
 
     def remove(self, hashes: Sequence[bytes]) -> int:
         """Forget the vectors of these texts (benchmarks use it to time embedding them again).

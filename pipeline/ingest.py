@@ -149,9 +149,7 @@ def _resolve_columns(path: Path, frame: pd.DataFrame, params: IngestParams) -> d
         wanted = getattr(params.columns, role)
         if wanted is None:
             continue
-        match = (
-            wanted if wanted in columns else next((c for c in columns if c.lower() == wanted.lower()), None)
-        )
+        match = wanted if wanted in columns else next((c for c in columns if c.lower() == wanted.lower()), None)
         if match is None:
             raise InputError(
                 f"{path}: has no column {wanted!r} (given for the {role}); its columns are: {_names(columns)}."
@@ -580,9 +578,7 @@ def _assemble(frame: pd.DataFrame, params: IngestParams) -> tuple[pd.DataFrame, 
             f"this paper's doc_id is {new!r}",
         )
     for i, reason, first in drops:
-        what = (
-            "the same abstract" if reason == "duplicate" else "the same abstract up to case and punctuation"
-        )
+        what = "the same abstract" if reason == "duplicate" else "the same abstract up to case and punctuation"
         add(
             i,
             "skipped",
@@ -621,10 +617,7 @@ def _assemble(frame: pd.DataFrame, params: IngestParams) -> tuple[pd.DataFrame, 
             "abstract": frame["abstract"].astype("str"),
             "model_text": pd.Series(model, dtype="str"),
             "year": frame["year"].astype("Int16"),
-            **{
-                c: frame[c].astype("str")
-                for c in ("venue", "authors", "url", "source_id", "label", "keywords")
-            },
+            **{c: frame[c].astype("str") for c in ("venue", "authors", "url", "source_id", "label", "keywords")},
             "source_file": frame["source_file"].astype("str"),
             "source_row": frame["source_row"].astype(np.int32),
             "extra": frame["extra"].astype("str"),

@@ -79,9 +79,7 @@ class StageClock:
         if self._thread:
             self._thread.join()
         self._peak = max(self._peak, _rss_bytes())
-        self.record = StageRecord(
-            self.name, time.perf_counter() - self._start, self._peak / 2**20, self.note
-        )
+        self.record = StageRecord(self.name, time.perf_counter() - self._start, self._peak / 2**20, self.note)
 
 
 @dataclass
@@ -132,8 +130,10 @@ class Reporter:
             eta = (total - done) / rate if rate > 0 else float("nan")
             pct = 100.0 * done / total if total else 100.0
             text = f"  {label}: {done:,}/{total:,} {unit} ({pct:.0f}%), {rate:.1f}/s"
-            text += f", done in {format_seconds(elapsed)}" if finished else (
-                f", ETA {format_seconds(eta)}" if eta == eta else ""
+            text += (
+                f", done in {format_seconds(elapsed)}"
+                if finished
+                else (f", ETA {format_seconds(eta)}" if eta == eta else "")
             )
             if self._tty:
                 self.stream.write("\r" + text.ljust(78))

@@ -104,9 +104,7 @@ YEAR_IN_TEXT = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d|2100)(?!\d)")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t]*\n)+")
 # Words of a text file's title line that are not the venue ("NeurIPS 2026 Accepted Papers").
 _HEADER_FILLER = frozenset(
-    _split(
-        "papers paper abstracts abstract accepted proceedings of the conference submissions from in at and"
-    )
+    _split("papers paper abstracts abstract accepted proceedings of the conference submissions from in at and")
 )
 # Keys of a JSON object that may hold the list of records, best first.
 _CONTAINER_KEYS = tuple(
@@ -149,9 +147,7 @@ def gunzip(path: Path, raw: bytes) -> bytes:
     try:
         return gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as e:
-        raise InputError(
-            f"{path}: expected gzip-compressed data, found a damaged or truncated file ({e})."
-        ) from e
+        raise InputError(f"{path}: expected gzip-compressed data, found a damaged or truncated file ({e}).") from e
 
 
 def _describe_binary(data: bytes) -> str | None:
@@ -218,9 +214,7 @@ def _decode(path: Path, data: bytes) -> tuple[str, str, list[tuple[int, str, str
                     text, encoding = data.decode("cp1252"), "cp1252"
                 except UnicodeDecodeError:
                     text, encoding = data.decode("latin-1"), "latin-1"
-                detail = (
-                    f"not UTF-8 (first bad {where}); read as {encoding}. Save the file as UTF-8 to be sure"
-                )
+                detail = f"not UTF-8 (first bad {where}); read as {encoding}. Save the file as UTF-8 to be sure"
             notes.append((0, "changed", "encoding", detail))
     n_nul = text.count("\x00")
     if n_nul:
@@ -312,9 +306,7 @@ def _parse_text(text: str, encoding: str) -> Table:
         words = first.split()
         if "\n" not in first and len(words) <= 12 and not first.endswith((".", "!", "?")):
             year = YEAR_IN_TEXT.search(first)
-            venue_words = [
-                w for w in words if w.lower() not in _HEADER_FILLER and not YEAR_IN_TEXT.fullmatch(w)
-            ]
+            venue_words = [w for w in words if w.lower() not in _HEADER_FILLER and not YEAR_IN_TEXT.fullmatch(w)]
             if year or len(venue_words) < len(words):
                 if venue_words:
                     defaults["venue"] = " ".join(venue_words)
@@ -411,16 +403,12 @@ def _records_from_json(path: Path, obj: Any) -> list[Any] | pd.DataFrame:
     if isinstance(obj, list):
         return obj
     if not isinstance(obj, dict):
-        raise InputError(
-            f"{path}: expected a JSON array of paper records, found a single {type(obj).__name__}."
-        )
+        raise InputError(f"{path}: expected a JSON array of paper records, found a single {type(obj).__name__}.")
     lowered = {str(k).lower(): k for k in obj}
     for key in _CONTAINER_KEYS:
         if key in lowered and isinstance(obj[lowered[key]], list):
             return obj[lowered[key]]
-    lists = [
-        k for k, v in obj.items() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v[:50])
-    ]
+    lists = [k for k, v in obj.items() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v[:50])]
     if len(lists) == 1:
         return obj[lists[0]]
     values = list(obj.values())
@@ -439,8 +427,7 @@ def _records_from_json(path: Path, obj: Any) -> list[Any] | pd.DataFrame:
         return [obj]
     keys = ", ".join(map(str, list(obj)[:10]))
     raise InputError(
-        f'{path}: expected a JSON array of paper records (or {{"papers": [...]}}), found an object with '
-        f"keys {keys}."
+        f'{path}: expected a JSON array of paper records (or {{"papers": [...]}}), found an object with keys {keys}.'
     )
 
 

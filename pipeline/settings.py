@@ -70,5 +70,3 @@ def with_overrides(config: BuildConfig, overrides: dict[str, dict[str, Any]]) ->
         merged = dataclasses.replace(config.ingest.columns, **{k: v for k, v in columns.items() if v})
         config = dataclasses.replace(config, ingest=dataclasses.replace(config.ingest, columns=merged))
     return config
-
-

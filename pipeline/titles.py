@@ -127,9 +127,7 @@ def _words(text: str) -> list[str]:
 
 def _trim_end(words: list[str]) -> list[str]:
     # Drop dangling function words and suspended hyphens ("human- and machine-made" cut after "human-").
-    while len(words) > 1 and (
-        words[-1].lower().strip(",;:") in _TRAILING_STOPWORDS or words[-1].endswith("-")
-    ):
+    while len(words) > 1 and (words[-1].lower().strip(",;:") in _TRAILING_STOPWORDS or words[-1].endswith("-")):
         words = words[:-1]
     return words
 

@@ -48,12 +48,20 @@ def compute_trends(years: pd.Series, topics: np.ndarray, dt: DocTerms) -> Trends
     has_year = ~pd.isna(year_values)
     empty_years = pd.DataFrame({"year": pd.Series(dtype="int32"), "n_papers": pd.Series(dtype="int32")})
     empty_ty = pd.DataFrame(
-        {"topic": pd.Series(dtype="int32"), "year": pd.Series(dtype="int32"), "n": pd.Series(dtype="int32"),
-         "share": pd.Series(dtype="float64")}
+        {
+            "topic": pd.Series(dtype="int32"),
+            "year": pd.Series(dtype="int32"),
+            "n": pd.Series(dtype="int32"),
+            "share": pd.Series(dtype="float64"),
+        }
     )
     empty_ky = pd.DataFrame(
-        {"term": pd.Series(dtype=str), "year": pd.Series(dtype="int32"), "df": pd.Series(dtype="int32"),
-         "share": pd.Series(dtype="float64")}
+        {
+            "term": pd.Series(dtype=str),
+            "year": pd.Series(dtype="int32"),
+            "df": pd.Series(dtype="int32"),
+            "share": pd.Series(dtype="float64"),
+        }
     )
     if not has_year.any():
         return Trends(terms, empty_years, empty_ty, empty_ky)

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, build as build_module, cli, schema
+from pipeline import artifacts, cli, schema
+from pipeline import build as build_module
 from pipeline.build import build
 from tests.conftest import SMALL_CORPUS, fast_config
 

@@ -49,7 +49,9 @@ def _loadable(root: Path, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_tiny_corpora_build(tmp_path, n):
     topics = ["graph neural networks", "protein folding", "bandit algorithms"]
-    src = _jsonl(tmp_path / "p.jsonl", [{"title": f"P{i}", "abstract": ABSTRACT.format(topic=topics[i])} for i in range(n)])
+    src = _jsonl(
+        tmp_path / "p.jsonl", [{"title": f"P{i}", "abstract": ABSTRACT.format(topic=topics[i])} for i in range(n)]
+    )
     summary = build([src], "tiny", tmp_path / "art", fast_config())
     papers, table = _loadable(tmp_path / "art", "tiny")
     assert summary.papers == n == len(papers) and len(table) >= 1
@@ -114,7 +116,7 @@ def test_unusable_files_give_one_clear_line(tmp_path, content):
 
 def test_a_50_mb_file_builds_keeping_every_good_row(tmp_path):
     rng = random.Random(0)
-    words = [w.strip(',{}:').replace('"', "") for w in SMALL_CORPUS.read_text(encoding="utf-8").split()]
+    words = [w.strip(",{}:").replace('"', "") for w in SMALL_CORPUS.read_text(encoding="utf-8").split()]
     path = tmp_path / "big.csv"
     with path.open("w", encoding="utf-8") as handle:
         handle.write("id,title,abstract,year\n")
@@ -172,7 +174,12 @@ def test_sigkill_at_any_stage_leaves_the_previous_build_loadable(small_artifacts
 
 def test_product_code_never_loads_pickles():
     offenders = []
-    for path in [ROOT / "app.py", *ROOT.glob("pipeline/**/*.py"), *ROOT.glob("explorer/**/*.py"), *ROOT.glob("pages/*.py")]:
+    for path in [
+        ROOT / "app.py",
+        *ROOT.glob("pipeline/**/*.py"),
+        *ROOT.glob("explorer/**/*.py"),
+        *ROOT.glob("pages/*.py"),
+    ]:
         text = path.read_text(encoding="utf-8")
         for needle in ("pickle.load", "allow_pickle=True", "joblib.load", 'serialization="pickle"', "torch.load("):
             if needle in text:

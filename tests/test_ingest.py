@@ -150,9 +150,7 @@ def test_column_oriented_json(tmp_path):
 
 
 def test_json_records_keyed_by_id_and_bare_strings(tmp_path):
-    keyed = write(
-        tmp_path, "keyed.json", json.dumps({"a1": {"abstract": words(1)}, "a2": {"abstract": words(2)}})
-    )
+    keyed = write(tmp_path, "keyed.json", json.dumps({"a1": {"abstract": words(1)}, "a2": {"abstract": words(2)}}))
     assert ingest([keyed]).papers["doc_id"].tolist() == ["a1", "a2"]
     strings = write(tmp_path, "strings.jsonl", json.dumps(words(3)) + "\n" + json.dumps(words(4)) + "\n")
     papers = ingest([strings]).papers
@@ -259,9 +257,7 @@ def test_columns_are_recognised_by_common_names(tmp_path):
 
 
 def test_explicit_column_map(tmp_path):
-    path = write(
-        tmp_path, "p.csv", csv_of([["1", "Headline", words(1), "Body text here"]], "key,head,body,abstract")
-    )
+    path = write(tmp_path, "p.csv", csv_of([["1", "Headline", words(1), "Body text here"]], "key,head,body,abstract"))
     params = IngestParams(columns=ColumnMap(abstract="BODY", title="head", id="key"))
     paper = ingest([path], params).papers.iloc[0]
     assert paper["abstract"] == words(1) and paper["title"] == "Headline" and paper["doc_id"] == "1"
@@ -320,18 +316,14 @@ def test_bad_rows_are_skipped_and_reported_and_good_rows_survive(tmp_path):
 
 
 def test_min_words_and_dedupe_params(tmp_path):
-    path = write(
-        tmp_path, "p.csv", csv_of([["1", "A", "Three short words."], ["2", "B", "Three short words."]])
-    )
+    path = write(tmp_path, "p.csv", csv_of([["1", "A", "Three short words."], ["2", "B", "Three short words."]]))
     assert len(ingest([path], IngestParams(min_words=3, dedupe=False)).papers) == 2
     assert len(ingest([path], IngestParams(min_words=3)).papers) == 1
 
 
 def test_duplicates_across_files_keep_the_first(tmp_path):
     first = write(tmp_path, "a.csv", csv_of([["1", "A", words(1)], ["2", "B", words(2)]]))
-    second = write(
-        tmp_path, "b.jsonl", json.dumps({"abstract": words(2)}) + "\n" + json.dumps({"abstract": words(3)})
-    )
+    second = write(tmp_path, "b.jsonl", json.dumps({"abstract": words(2)}) + "\n" + json.dumps({"abstract": words(3)}))
     result = ingest([first, second])
     assert result.papers["source_file"].tolist() == ["a.csv", "a.csv", "b.jsonl"]
     assert reasons(result) == [(1, "duplicate")]
@@ -385,15 +377,7 @@ def test_bad_year_keeps_the_paper_without_a_year(tmp_path):
 
 
 def test_ragged_rows_are_kept_when_they_have_an_abstract(tmp_path):
-    content = (
-        "id,abstract,year\n1,"
-        + words(1)
-        + ",2020\n2,"
-        + words(2)
-        + "\n3,"
-        + words(3)
-        + ",2021,extra,more\n4\n"
-    )
+    content = "id,abstract,year\n1," + words(1) + ",2020\n2," + words(2) + "\n3," + words(3) + ",2021,extra,more\n4\n"
     result = ingest([write(tmp_path, "r.csv", content)])
     assert result.papers["doc_id"].tolist() == ["1", "2", "3"]
     assert reasons(result) == [(2, "ragged_row"), (3, "ragged_row"), (4, "ragged_row"), (4, "empty_abstract")]
@@ -422,12 +406,10 @@ def test_duplicate_ids_with_different_abstracts_get_suffixes(tmp_path):
 
 
 def test_html_and_emoji_are_kept_for_display_and_stripped_for_modelling(tmp_path):
-    abstract = (
-        "We <b>boldly</b> claim &amp; prove 🚀 results <script>alert('x')</script> for all graphs here."
-    )
-    paper = ingest(
-        [write(tmp_path, "h.json", json.dumps([{"title": "<i>T</i>", "abstract": abstract}]))]
-    ).papers.iloc[0]
+    abstract = "We <b>boldly</b> claim &amp; prove 🚀 results <script>alert('x')</script> for all graphs here."
+    paper = ingest([write(tmp_path, "h.json", json.dumps([{"title": "<i>T</i>", "abstract": abstract}]))]).papers.iloc[
+        0
+    ]
     assert paper["abstract"] == abstract
     assert paper["title"] == "<i>T</i>"
     assert paper["model_text"] == "T. We boldly claim & prove 🚀 results for all graphs here."
@@ -437,9 +419,7 @@ def test_html_and_emoji_are_kept_for_display_and_stripped_for_modelling(tmp_path
 
 
 def test_latin1_file_falls_back_and_says_so(tmp_path):
-    path = write(
-        tmp_path, "latin.csv", csv_of([["1", "Café", words(1) + " Café crème."]]), encoding="latin-1"
-    )
+    path = write(tmp_path, "latin.csv", csv_of([["1", "Café", words(1) + " Café crème."]]), encoding="latin-1")
     result = ingest([path])
     assert result.papers["title"].iat[0] == "Café"
     assert result.inputs[0].encoding == "cp1252"
@@ -473,9 +453,7 @@ def test_utf16_text_file(tmp_path):
 
 
 def test_nul_bytes_are_removed(tmp_path):
-    path = write(
-        tmp_path, "nul.jsonl", (json.dumps({"abstract": words(1)}) + "\n").replace("Paper1", "Pa\x00per1")
-    )
+    path = write(tmp_path, "nul.jsonl", (json.dumps({"abstract": words(1)}) + "\n").replace("Paper1", "Pa\x00per1"))
     result = ingest([path])
     assert result.papers["abstract"].iat[0] == words(1)
     assert reasons(result) == [(0, "nul_bytes")]
@@ -513,9 +491,7 @@ def test_unusable_files_raise_an_input_error_naming_the_file(name, content, foun
 
 
 def test_file_without_usable_rows_says_how_many_and_why(tmp_path):
-    path = write(
-        tmp_path, "short.csv", csv_of([["1", "A", "Too short."], ["2", "B", ""], ["3", "C", "Also short."]])
-    )
+    path = write(tmp_path, "short.csv", csv_of([["1", "A", "Too short."], ["2", "B", ""], ["3", "C", "Also short."]]))
     with pytest.raises(InputError) as err:
         ingest([path])
     message = str(err.value)
@@ -526,9 +502,7 @@ def test_file_without_usable_rows_says_how_many_and_why(tmp_path):
 
 def test_invalid_json_names_the_line_and_column(tmp_path):
     path = write(tmp_path, "bad.json", '[\n {"abstract": "x"},\n {"abstract": }\n]')
-    with pytest.raises(
-        InputError, match=r"bad\.json: is not valid JSON: Expecting value at line 3, column 15"
-    ):
+    with pytest.raises(InputError, match=r"bad\.json: is not valid JSON: Expecting value at line 3, column 15"):
         ingest([path])
 
 
@@ -619,7 +593,10 @@ def test_any_records_give_papers_or_an_input_error(records, fmt):
 def test_abstracts_in_unspaced_scripts_are_not_too_short(tmp_path):
     path = tmp_path / "zh.jsonl"
     path.write_text(
-        json.dumps({"title": "图神经网络", "abstract": "我们研究用于分子性质预测的图神经网络，并提出一种新的消息传递方法。"}, ensure_ascii=False)
+        json.dumps(
+            {"title": "图神经网络", "abstract": "我们研究用于分子性质预测的图神经网络，并提出一种新的消息传递方法。"},
+            ensure_ascii=False,
+        )
         + "\n",
         encoding="utf-8",
     )

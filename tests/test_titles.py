@@ -75,8 +75,7 @@ def test_seed_papers_with_a_named_system_get_name_and_description(seed_titles):
 def test_first_seed_title_reads_like_the_paper(seed_titles):
     title = seed_titles[seed_abstracts()[0]]
     assert (
-        title
-        == "nnTrace: differential testing system for detecting and localizing silent bugs in distributed training"
+        title == "nnTrace: differential testing system for detecting and localizing silent bugs in distributed training"
     )
 
 
@@ -124,9 +123,7 @@ def test_empty_abstract_gives_empty_title(abstract):
 
 
 def test_max_words_is_respected():
-    abstract = (
-        "Modern training pipelines for language model agents begin with a supervised fine-tuning stage."
-    )
+    abstract = "Modern training pipelines for language model agents begin with a supervised fine-tuning stage."
     assert len(derive_title(abstract, max_words=5).split()) <= 5
 
 
