@@ -8,6 +8,8 @@ is deterministic); beyond that pynndescent approximates it.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import warnings
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -46,8 +48,15 @@ class Projection:
         return cls(**{name: np.load(folder / f"{name}.npy", allow_pickle=False) for name in cls.__dataclass_fields__})
 
 
-def exact_knn(embeddings: np.ndarray, k: int, block: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+def exact_knn(
+    embeddings: np.ndarray, k: int, block: int = 2048, threads: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact cosine kNN of L2-normalised rows, self included as the first neighbour.
+
+    Blocks of rows run on ``threads`` threads (default: the CPUs available, at most 4): the matrix
+    product is multi-threaded anyway, but the partial sort that follows is not, and numpy releases
+    the GIL for it. Each block's result is independent of the others, so the output is the same
+    for any number of threads.
 
     Returns:
         ``(indices, distances)``, int32 and float32 of shape ``(n, k)``, nearest first.
@@ -57,7 +66,8 @@ def exact_knn(embeddings: np.ndarray, k: int, block: int = 2048) -> tuple[np.nda
     x = np.ascontiguousarray(embeddings, dtype=np.float32)
     indices = np.empty((n, k), dtype=np.int32)
     dists = np.empty((n, k), dtype=np.float32)
-    for start in range(0, n, block):
+
+    def one(start: int) -> None:
         sims = x[start : start + block] @ x.T
         rows = np.arange(len(sims))
         sims[rows, start + rows] = 2.0  # self first even among exact duplicates
@@ -68,7 +78,22 @@ def exact_knn(embeddings: np.ndarray, k: int, block: int = 2048) -> tuple[np.nda
         best = np.take_along_axis(part_sims, order, axis=1)
         best[:, 0] = 1.0
         dists[start : start + block] = np.clip(1.0 - best, 0.0, 2.0)
+
+    starts = range(0, n, block)
+    workers = min(threads or _cpus(), 4, len(starts))
+    if workers <= 1:
+        for start in starts:
+            one(start)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(one, starts))
     return indices, dists
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def neighbours_for(n: int, params: UmapParams) -> int:
@@ -100,8 +125,42 @@ def _pca(embeddings: np.ndarray, dims: int) -> np.ndarray:
     return out
 
 
+_JIT_CACHED = False
+
+
+def cache_umap_jit() -> None:
+    """Let numba keep UMAP's compiled functions on disk, so that only the first process compiles.
+
+    UMAP compiles its layout and graph functions with numba in every new process (about 9 s
+    here, most of a small corpus's reduction) because they are not declared ``cache=True``;
+    ``enable_caching`` on those dispatchers turns numba's own on-disk cache on for them (beside
+    the package, or in ``NUMBA_CACHE_DIR`` when that is read-only). The compiled code and the
+    results are the same; a function numba cannot cache is simply compiled as before.
+    """
+    global _JIT_CACHED
+    if _JIT_CACHED:
+        return
+    _JIT_CACHED = True
+    try:
+        import umap.layouts
+        import umap.spectral
+        import umap.umap_
+        from numba.core.registry import CPUDispatcher
+    except ImportError:  # pragma: no cover - umap is a requirement
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for module in (umap.umap_, umap.layouts, umap.spectral):
+            for value in list(vars(module).values()):
+                if isinstance(value, CPUDispatcher) and value._cache.__class__.__name__ == "NullCache":
+                    with contextlib.suppress(Exception):  # caching is an optimisation only
+                        value.enable_caching()
+
+
 def _umap(embeddings, knn, *, dims: int, min_dist: float, params: UmapParams) -> np.ndarray:
     from umap import UMAP
+
+    cache_umap_jit()
 
     n = len(embeddings)
     model = UMAP(

@@ -92,6 +92,15 @@ def test_exact_knn_matches_brute_force_and_puts_self_first():
     assert (np.diff(dist, axis=1) >= -1e-6).all()
 
 
+def test_exact_knn_is_the_same_on_any_number_of_threads():
+    x, _ = _blobs(n_per=30, k=4)
+    one = exact_knn(x, 6, block=9, threads=1)
+    for threads in (2, 3):
+        many = exact_knn(x, 6, block=9, threads=threads)
+        np.testing.assert_array_equal(one[0], many[0])
+        np.testing.assert_array_equal(one[1], many[1])
+
+
 def test_reduce_tiny_corpus_uses_pca_without_error():
     x, _ = _blobs(n_per=2, k=2)
     proj = reduce(x, UmapParams())
