@@ -68,13 +68,16 @@ def topic_metrics(row: pd.Series) -> None:
         return "–" if value != value else format(value, fmt)
 
     items = [
-        ("Papers", f"{row['size']:,}"), ("Share", f"{row['share']:.1%}"), ("Coherence", num(row["coherence"], ".2f")),
-        ("Reassigned outliers", f"{row['reassigned']:,}"), ("Growth / year", num(row["growth"], "+.2f") + " pts"),
-    ]  # fmt: skip
+        ("Papers", f"{row['size']:,}", None),
+        ("Share", f"{row['share']:.1%}", "share of the corpus's papers"),
+        ("Coherence", num(row["coherence"], ".2f"), "NPMI of the top 10 keywords on the corpus, -1 to 1"),
+        ("Reassigned", f"{row['reassigned']:,}", "papers clustering left out and placed in this topic"),
+        ("Growth", num(row["growth"], "+.2f"), "change in share per year, percentage points (least squares)"),
+    ]
     if row["stability"] == row["stability"]:
-        items.append(("Stability", num(row["stability"], ".2f")))
-    for column, (label, value) in zip(st.columns(len(items)), items, strict=True):
-        column.metric(label, value.replace("– pts", "–"))
+        items.append(("Stability", num(row["stability"], ".2f"), "best overlap with the topics of other seeds, 0-1"))
+    for column, (label, value, help_text) in zip(st.columns(len(items)), items, strict=True):
+        column.metric(label, value, help=help_text)
 
 
 def stability_note(corpus: Corpus) -> str:

@@ -168,7 +168,7 @@ def test_topics_page_shows_a_topic_in_depth(small_artifacts, monkeypatch):
     table = at.dataframe[0].value
     assert {"label", "size", "coherence", "reassigned"} <= set(table.columns)
     metrics = {m.label: m.value for m in at.metric}
-    assert {"Papers", "Coherence", "Reassigned outliers"} <= set(metrics)
+    assert {"Papers", "Coherence", "Reassigned", "Growth"} <= set(metrics)
     titles = " ".join(s.get("layout", {}).get("title", {}).get("text", "") for s in plotly_specs(at))
     for name in ("c-TF-IDF", "λ = 0.30", "Topic hierarchy", "Intertopic distance", "Topic similarity"):
         assert name in titles
