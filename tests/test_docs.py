@@ -55,3 +55,12 @@ def test_help_runs_from_the_shell(command):
     args = [sys.executable, "-m", "pipeline", *([command] if command else []), "--help"]
     out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "example" in out.stdout
+
+
+@pytest.mark.parametrize("doc", ["README.md", "EVALUATION.md", "BENCHMARKS.md"])
+def test_every_local_link_and_image_in_the_docs_exists(doc):
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text)
+    local = [t for t in targets if not re.match(r"[a-z]+:", t)]
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert not missing, f"{doc} links to files that do not exist: {missing}"
