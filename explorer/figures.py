@@ -564,10 +564,7 @@ def topic_share_lines(
                 hovertemplate=f"<b>{name}</b><br>%{{x}}: %{{y:.1f}}% (%{{customdata[0]:,}} of %{{customdata[1]:,}} papers)<extra></extra>",
             )
         )  # fmt: skip
-    fig = _base(fig, height=height, title="Topic share of each year's papers", legend=True)
-    fig.update_yaxes(title="% of the year's papers", ticksuffix="%", rangemode="tozero")
-    fig.update_xaxes(title="year", dtick=1 if shares["year"].nunique() <= 20 else None)
-    return fig
+    return _year_shares_layout(fig, shares, title="Topic share of each year's papers", height=height)
 
 
 def keyword_share_lines(shares: pd.DataFrame, *, height: int = 420) -> go.Figure:
@@ -585,7 +582,12 @@ def keyword_share_lines(shares: pd.DataFrame, *, height: int = 420) -> go.Figure
                 hovertemplate=f"<b>{esc(term, 40)}</b><br>%{{x}}: %{{y:.1f}}% (%{{customdata[0]:,}} of %{{customdata[1]:,}} papers)<extra></extra>",
             )
         )  # fmt: skip
-    fig = _base(fig, height=height, title="Share of each year's papers using the keyword", legend=True)
+    return _year_shares_layout(fig, shares, title="Share of each year's papers using the keyword", height=height)
+
+
+def _year_shares_layout(fig: go.Figure, shares: pd.DataFrame, *, title: str, height: int) -> go.Figure:
+    """Axes of a chart of shares of each year's papers (percent, from zero; one tick per year up to 20)."""
+    fig = _base(fig, height=height, title=title, legend=True)
     fig.update_yaxes(title="% of the year's papers", ticksuffix="%", rangemode="tozero")
     fig.update_xaxes(title="year", dtick=1 if shares["year"].nunique() <= 20 else None)
     return fig

@@ -417,6 +417,18 @@ def image_name(ctx: Context, *parts: object) -> str:
     return figures.image_name(ctx.corpus.name, *parts, "filtered" if ctx.view.filters.active else None)
 
 
+def url_topic(ctx: Context, instead: str) -> int | None:
+    """The topic named in the URL, or None with a friendly note (``instead``: what the page shows)
+    when this corpus has no such topic."""
+    topic = ctx.view.topic
+    if topic is not None and ctx.corpus.topic_pos(topic) is None:
+        st.warning(
+            f"Topic {topic} does not exist in **{text.plain(ctx.corpus.name)}**; {instead}.", icon=":material/help:"
+        )
+        return None
+    return topic
+
+
 def nothing_left(ctx: Context) -> bool:
     """Say so when the filters keep no paper; True if the page should stop."""
     if ctx.n_shown:

@@ -11,12 +11,7 @@ head.title("Topic map", anchor=False)
 if shell.nothing_left(ctx):
     st.stop()
 
-topic = ctx.view.topic
-if topic is not None and corpus.topic_pos(topic) is None:
-    st.warning(
-        f"Topic {topic} does not exist in **{text.plain(corpus.name)}**; showing all topics.", icon=":material/help:"
-    )
-    topic = None
+topic = shell.url_topic(ctx, instead="showing all topics")
 by_size = corpus.topics.sort_values("size", ascending=False, kind="stable")
 ALL = "all"
 options = [ALL, *by_size["topic"].tolist()]

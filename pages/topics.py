@@ -11,12 +11,7 @@ table = analysis.topic_table(corpus, ctx.mask)
 if table.empty:
     st.info("This corpus has no topics: clustering left every paper out. Rebuild it with a smaller minimum topic size.")
     st.stop()
-topic = ctx.view.topic
-if topic is not None and corpus.topic_pos(topic) is None:
-    st.warning(
-        f"Topic {topic} does not exist in **{text.plain(corpus.name)}**. Pick one below.", icon=":material/help:"
-    )
-    topic = None
+topic = shell.url_topic(ctx, instead="pick one below")
 
 st.caption(
     "Click a column header to sort, a row to open the topic. *Coherence* (NPMI of the top keywords, −1 to 1), "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,39 @@ def small_artifacts(tmp_path_factory) -> Path:
 def output_dir() -> Path:
     OUTPUT.mkdir(exist_ok=True)
     return OUTPUT
+
+
+#: Debian's Chromium (never `playwright install`: it downloads a browser) and the flags that keep
+#: it off the network.
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module; fails, never skips, when it is missing."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install it with `make browser` (Debian's chromium package).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def tab(browser, server):
+    """A fresh app session in Chromium on the requesting module's ``server``; fails the test on
+    console errors or dialogs."""
+    from tests.test_browser import Tab
+
+    t = Tab(browser, server)
+    yield t
+    errors, dialogs = t.errors, t.dialogs
+    t.close()
+    assert not dialogs, f"dialogs opened: {dialogs}"
+    assert not errors, "\n".join(errors)

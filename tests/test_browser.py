@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -31,11 +30,6 @@ from pipeline import artifacts, schema
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 #: Streamlit's frontend probes ``<page>/_stcore/health`` before ``/_stcore/health`` when a deep
 #: link (``/paper?...``) is opened; those two 404s are its own, not the app's.
 BASE_PATH_PROBE = re.compile(r"/[\w-]+/_stcore/(health|host-config)$")
@@ -88,18 +82,6 @@ def serve(root: Path, log_path: Path, *, args: tuple[str, ...] = (), env: dict |
 def server(small_artifacts, output_dir) -> Iterator[str]:
     with serve(small_artifacts, output_dir / "browser-server.log") as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install it with `make browser` (Debian's chromium package).")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 class Tab:
@@ -174,16 +156,6 @@ class Tab:
 
     def close(self) -> None:
         self.context.close()
-
-
-@pytest.fixture
-def tab(browser, server):
-    t = Tab(browser, server)
-    yield t
-    errors, dialogs = t.errors, t.dialogs
-    t.close()
-    assert not dialogs, f"dialogs opened: {dialogs}"
-    assert not errors, "\n".join(errors)
 
 
 @pytest.fixture(scope="module")

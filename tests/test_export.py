@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import shutil
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,11 +22,6 @@ import pytest
 from pipeline import artifacts, cli, schema
 from pipeline.export import export_html
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 DATA_RE = re.compile(r'<script type="application/json" id="atlas-data">(.*?)</script>', re.S)
 PLOTLY_RE = re.compile(r'<script id="plotly-js">.*?</script>', re.S)
 HOSTILE_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
@@ -154,18 +148,6 @@ POINTS = """() => {
 ROW_IDS = "() => Array.from(document.querySelectorAll('#rows tr[data-id]'), r => r.dataset.id)"
 SHOWN = "() => Number(document.getElementById('count').dataset.shown)"
 MAP_COUNT = "() => document.getElementById('map').data[1].x.length"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Chromium not found at {CHROMIUM}: install it with `make browser` (Debian's chromium package).")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 class Offline:

@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer import access
 from pipeline import artifacts, schema
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
@@ -64,11 +65,14 @@ def _as_after_first_run(monkeypatch) -> None:
     monkeypatch.setattr(PagesManager, "__init__", init)
 
 
-def run(root: Path, monkeypatch, view: str | None = None, **params) -> AppTest:
-    """Open the app at ``view`` (a script in pages/) with ``params`` in the URL, as a link would."""
-    monkeypatch.setattr(sys, "argv", ["app.py", "--artifacts", str(root)])
+def run(root: Path, monkeypatch, view: str | None = None, *, args: tuple[str, ...] = (), **params) -> AppTest:
+    """Open the app at ``view`` (a script in pages/) with ``params`` in the URL and ``args`` after
+    ``--``, as a link would; access settings come from ``args`` only, never the environment."""
+    monkeypatch.setattr(sys, "argv", ["app.py", "--artifacts", str(root), *args])
+    monkeypatch.delenv(access.TOKEN_ENV, raising=False)
+    monkeypatch.delenv(access.READ_ONLY_ENV, raising=False)
     _as_after_first_run(monkeypatch)
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = AppTest.from_file(str(APP), default_timeout=90)
     for key, value in params.items():
         at.query_params[key] = value
     at.run()

@@ -25,26 +25,14 @@ from pipeline import artifacts, cli
 from pipeline.build import build
 from pipeline.curation import Curation, curation_path
 from tests.conftest import SMALL_CORPUS, fast_config
-from tests.test_pages import APP, _as_after_first_run, link_params, plotly_specs, qp, texts, unescape
+from tests.test_pages import APP, _as_after_first_run, link_params, plotly_specs, qp, run, texts, unescape
 
 TOKEN = "s3cret-editor-token-for-tests"
 
 
 def open_app(root: Path, monkeypatch, view: str | None = None, *, args: tuple[str, ...] = (), **params) -> AppTest:
     """The app at ``view`` with ``params`` in the URL and ``args`` after ``--``, as a link would open it."""
-    monkeypatch.setattr(sys, "argv", ["app.py", "--artifacts", str(root), *args])
-    monkeypatch.delenv(access.TOKEN_ENV, raising=False)
-    monkeypatch.delenv(access.READ_ONLY_ENV, raising=False)
-    _as_after_first_run(monkeypatch)
-    at = AppTest.from_file(str(APP), default_timeout=90)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    if view:
-        at.switch_page(view)
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run(root, monkeypatch, view, args=args, **params)
 
 
 def button(at: AppTest, label: str):

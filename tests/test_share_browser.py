@@ -22,7 +22,7 @@ import pytest
 from explorer import data, readinglist, tours
 from explorer.access import Access
 from pipeline.curation import Curation, curation_path
-from tests.test_browser import MAP_POINTS, Tab, browser, serve  # noqa: F401  (browser is a fixture)
+from tests.test_browser import MAP_POINTS, Tab, serve
 from tests.test_share import TOKEN, files_under
 
 pytestmark = pytest.mark.browser
@@ -46,16 +46,6 @@ def root(small_artifacts, tmp_path_factory) -> Path:
 def server(root, output_dir) -> Iterator[str]:
     with serve(root, output_dir / "share-server.log") as base:
         yield base
-
-
-@pytest.fixture
-def tab(browser, server):  # noqa: F811
-    t = Tab(browser, server)
-    yield t
-    errors, dialogs = t.errors, t.dialogs
-    t.close()
-    assert not dialogs, f"dialogs opened: {dialogs}"
-    assert not errors, "\n".join(errors)
 
 
 def download_text(tab: Tab, locator) -> tuple[str, str]:
@@ -123,7 +113,7 @@ def test_a_box_on_the_map_selects_papers_for_the_list(tab, output_dir):
     assert "/paper" not in tab.url()  # a box selects; only a click opens a paper
 
 
-def test_a_tour_opens_at_its_step_and_moves_with_the_keyboard(browser, server, output_dir):  # noqa: F811
+def test_a_tour_opens_at_its_step_and_moves_with_the_keyboard(browser, server, output_dir):
     big = Tab(browser, server, 1920, 1080)
     try:
         big.open("/?corpus=small&tour=demo&step=2")  # a link to step 2 opens that step's own page
@@ -166,7 +156,7 @@ def test_a_tour_opens_at_its_step_and_moves_with_the_keyboard(browser, server, o
         big.close()
 
 
-def test_a_tour_inside_the_link_needs_no_file(browser, server, root, output_dir):  # noqa: F811
+def test_a_tour_inside_the_link_needs_no_file(browser, server, root, output_dir):
     big = Tab(browser, server, 1920, 1080)
     try:
         blob = tours.encode(tours.load(root, "small", "demo"))
@@ -181,7 +171,7 @@ def test_a_tour_inside_the_link_needs_no_file(browser, server, root, output_dir)
         big.close()
 
 
-def test_a_read_only_server_refuses_edits_and_writes_nothing(small_artifacts, browser, tmp_path, output_dir):  # noqa: F811
+def test_a_read_only_server_refuses_edits_and_writes_nothing(small_artifacts, browser, tmp_path, output_dir):
     root = tmp_path / "art"
     shutil.copytree(small_artifacts, root, symlinks=True)
     before = files_under(root)
