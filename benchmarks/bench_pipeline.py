@@ -256,7 +256,7 @@ def write_markdown(res: dict) -> None:
         f"2,000 papers: {v['seconds']:.1f} s, peak {v['peak_rss_mb']:.0f} MB, {v['topics']} topics, "
         f"{v['outlier_share']:.0%} outliers.",
         "",
-        "\"Cold\" means no embedding is cached and the local ONNX export of the model is made again, inside the embedding time. "
+        '"Cold" means no embedding is cached and the local ONNX export of the model is made again, inside the embedding time. '
         "UMAP's numba code is compiled once per machine and then read from numba's on-disk cache, as in "
         "every build after the first on a machine; the very first build compiles it, about 5 s more.",
         "",
