@@ -2,11 +2,17 @@
 
 ``load_corpus`` and ``with_edits`` are plain functions (tests call them directly). The app goes
 through ``get_corpus``: two ``st.cache_resource`` layers, the build keyed by (artifacts root,
-corpus name, build id) and the curated corpus keyed by that plus a hash of the curation file
-(``<root>/<name>.curation.json``, see ``pipeline.curation``). Every browser session shares one
-copy; a rebuilt corpus (a new build id behind the ``<name>`` symlink) or an edit (a new file hash)
-is picked up on the next rerun, and undoing an edit finds the earlier copy again. Embeddings and
-the topic distribution are memory-mapped, never copied.
+corpus name, :func:`build_key`) and the curated corpus keyed by that plus a hash of the curation
+file (``<root>/<name>.curation.json``, see ``pipeline.curation``). Every browser session shares one
+copy; a rebuilt corpus (a new build behind the ``<name>`` symlink, or a plain folder replaced by
+hand) or an edit (a new file hash) is picked up on the next rerun, and undoing an edit finds the
+earlier copy again. Embeddings and the topic distribution are memory-mapped, never copied.
+
+One identity for every cache: :func:`build_key` (the build id plus a stamp of its manifest file)
+identifies a build everywhere. ``Corpus.key`` (build + edits) and ``Corpus.text_key`` (build only)
+are made from it, and every derived cache in the app (BM25 index, map figure, overview figures,
+keyword changes, offline HTML) is keyed by one of them, so none can serve data of an earlier build
+that had the same folder name.
 """
 
 from __future__ import annotations
@@ -100,6 +106,7 @@ class Corpus:
     _doc_pos: pd.Index = field(repr=False)
     _topic_pos: dict[int, int] = field(repr=False)
     _short_pos: pd.Index = field(repr=False)
+    build_key: str = ""
     edits_key: str = ""
     edits: tuple[dict, ...] = ()
     skipped_edits: tuple[dict, ...] = ()
@@ -107,13 +114,14 @@ class Corpus:
 
     @property
     def key(self) -> tuple[str, str, str]:
-        """What identifies this corpus in caches: (root, name, build id + the edits' hash)."""
-        return (str(self.root), self.name, f"{self.build_id}+{self.edits_key}" if self.edits_key else self.build_id)
+        """What identifies this corpus in caches: (root, name, :func:`build_key` + the edits' hash)."""
+        build = self.build_key or self.build_id
+        return (str(self.root), self.name, f"{build}+{self.edits_key}" if self.edits_key else build)
 
     @property
     def text_key(self) -> tuple[str, str, str]:
-        """(root, name, build id): for caches of the texts alone (edits do not change them)."""
-        return (str(self.root), self.name, self.build_id)
+        """(root, name, :func:`build_key`): for caches of the texts alone (edits do not change them)."""
+        return (str(self.root), self.name, self.build_key or self.build_id)
 
     @property
     def n_papers(self) -> int:
@@ -187,6 +195,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     """
     root = Path(root).resolve()
     folder = folder or artifacts.corpus_path(root, name)
+    stamp = build_key(folder)  # taken before reading: a folder replaced meanwhile gets a new key on the next rerun
     manifest = artifacts.read_manifest(folder)
     papers = artifacts.read_table(folder, schema.PAPERS)
     missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
@@ -265,6 +274,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         _doc_pos=pd.Index(papers["doc_id"].to_numpy(dtype=object)),
         _topic_pos=topic_pos,
         _short_pos=pd.Index(short),
+        build_key=stamp,
     )
 
 
@@ -419,11 +429,18 @@ def list_corpora(root: Path) -> list[CorpusEntry]:
 
 
 def build_key(folder: Path) -> str:
-    """The build id of a build folder, plus its manifest's mtime for hand-copied plain folders."""
+    """The one identity of a build in every cache of the app: the build folder's name plus a
+    stamp of its manifest file (modification and change time, inode, size).
+
+    A published build's folder name is unique, but a plain folder copied in by hand keeps the
+    corpus's name whatever it holds; the manifest's stamp changes whenever it is replaced (a copy
+    writes a new file, even one that keeps the original modification time). Costs one ``stat``.
+    """
     try:
-        stamp = (folder / schema.MANIFEST).stat().st_mtime_ns
+        st = (folder / schema.MANIFEST).stat()
+        stamp = f"{st.st_mtime_ns}.{st.st_ctime_ns}.{st.st_ino}.{st.st_size}"
     except OSError:
-        stamp = 0
+        stamp = "0"
     return f"{folder.name}@{stamp}"
 
 

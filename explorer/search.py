@@ -162,12 +162,15 @@ def place_vector(corpus: Corpus, vector: np.ndarray, k: int = 10) -> Placement:
 
 
 def embed_params(corpus: Corpus):
-    """The corpus's own embedding settings (manifest ``params.embed``) as ``EmbedParams``."""
-    from pipeline.config import EmbedParams
+    """The corpus's own embedding settings (manifest ``params.embed``), validated.
 
-    raw = ((corpus.manifest.get("params") or {}).get("embed")) or {}
-    names = {f.name for f in dataclasses.fields(EmbedParams)}
-    return EmbedParams(**{k: v for k, v in raw.items() if k in names})
+    Raises:
+        PipelineError: the manifest's settings are not valid (edited by hand, or naming a backend no
+            user may choose).
+    """
+    from pipeline.settings import config_from_manifest
+
+    return config_from_manifest(corpus.manifest, f"corpus {corpus.name!r} ({corpus.folder / 'manifest.json'})").embed
 
 
 def encode_query(encoder: Encoder, text: str) -> np.ndarray:
@@ -261,12 +264,35 @@ def read_only_params(params, root: Path):
 
 
 def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
-    """The query encoder of the corpus's own model, loaded once per process.
+    """The query encoder of the model the corpus's vectors came from, loaded once per process.
+
+    The manifest's ``embedding.model_key`` says which vectors the corpus holds. An encoder a test
+    registered for that key (``pipeline.embed.register_encoder``; product code never registers one)
+    is used as is. Otherwise the corpus's own model settings are loaded, after checking that the
+    model folder still has the content the corpus was embedded with (``pipeline.embed.model_key``).
 
     Args:
         writable: False on a read-only server: never write a model export (see ``read_only_params``).
+
+    Raises:
+        PipelineError: the manifest's settings are invalid, the model folder is gone, or its content
+            changed since the build (queries would not be comparable with the corpus's vectors).
     """
+    from pipeline.embed import model_key, registered_encoder
+    from pipeline.errors import PipelineError
+
+    recorded = (corpus.manifest.get("embedding") or {}).get("model_key")
+    injected = registered_encoder(recorded)
+    if injected is not None:
+        return injected
     params = embed_params(corpus)
+    current = model_key(params)
+    if recorded and recorded != current:
+        raise PipelineError(
+            f"corpus {corpus.name!r} was embedded with model {params.model!r} as it was then ({recorded}); "
+            f"that model now has other content ({current}), so its query vectors would not match the "
+            f"corpus's. Rebuild the corpus: python -m pipeline build FILES --name {corpus.name}"
+        )
     if not writable:
         params = read_only_params(params, corpus.root)
     return _encoder_cached(repr(params), str(corpus.root), params)

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from explorer import figures, panels, search, shell, state, text
+from pipeline.errors import PipelineError
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -41,7 +42,12 @@ with find:
             if mode == "keyword":
                 hits = search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=25)
             else:
-                vector = search.encode_query(search.encoder_for(corpus, writable=not ctx.access.read_only), query)
+                try:
+                    encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+                except PipelineError as exc:
+                    st.error(text.plain(str(exc)), icon=":material/error:")
+                    st.stop()
+                vector = search.encode_query(encoder, query)
                 hits = search.semantic_search(corpus, vector, mask=ctx.mask, k=25)
         if not len(hits):
             st.info(
@@ -68,7 +74,11 @@ with place:
         st.warning("Give at least a few sentences: a title alone says little about the topic.")
     elif len(abstract.split()) >= 5:
         with st.spinner("Placing it…"):
-            encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+            try:
+                encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+            except PipelineError as exc:
+                st.error(text.plain(str(exc)), icon=":material/error:")
+                st.stop()
             placed = search.place_vector(corpus, search.encode_query(encoder, abstract))
         if len(corpus.topics):
             top = placed.top_topics[:5]

@@ -10,10 +10,16 @@ Layout under an artifacts root (``artifacts/`` by default)::
     .locks/<name>.lock               one build of a corpus at a time
     <name>.curation.json             the user's edits to a corpus (rename, merge, move)
 
-A build is written into a fresh ``.builds/<name>/<build_id>`` folder and published by replacing
-the ``<name>`` symlink in one atomic rename, so an interrupted build (even SIGKILL) leaves the
-previous build intact and loadable. Nothing here unpickles: tables are Parquet, arrays ``.npy``
-loaded with ``allow_pickle=False``.
+A build is written into a fresh ``.builds/<name>/<build_id>`` folder, manifest last, and published
+by replacing the ``<name>`` symlink in one atomic rename (:func:`publish`); only then are older
+builds deleted (:func:`discard_stale_builds`, which never deletes what ``<name>`` points at). So
+after an interrupt at any point (SIGINT, SIGTERM, even SIGKILL) exactly one complete build is
+loadable: the previous one if the swap had not happened, the new one if it had
+(:func:`current_build` says which). SIGINT and SIGTERM that arrive during the swap are held until
+it is done. A plain folder copied in by hand as ``<name>`` is a supported layout too: publishing
+moves it into ``.builds/<name>/imported-*`` and links the new build in its place.
+
+Nothing here unpickles: tables are Parquet, arrays ``.npy`` loaded with ``allow_pickle=False``.
 
 This module imports only the standard library, numpy and pandas so the app can use it.
 """
@@ -24,6 +30,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -191,34 +199,117 @@ def new_build_dir(root: Path, name: str) -> Path:
     return folder
 
 
+@contextmanager
+def deferred_signals(signums: tuple[int, ...] = (signal.SIGINT, signal.SIGTERM)) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM during a step that must not be cut in two; deliver them after it.
+
+    The first signal that arrived is then handled as it would have been (its previous handler is
+    called: Ctrl-C raises ``KeyboardInterrupt``; the default SIGTERM action ends the process).
+    Only the main thread receives signals in Python, so elsewhere this does nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, _frame: held.append(signum)) for s in signums}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler if handler is not None else signal.SIG_DFL)
+        if held:
+            handler = previous[held[0]]
+            if callable(handler):
+                handler(held[0], None)
+            elif handler in (None, signal.SIG_DFL):
+                os.kill(os.getpid(), held[0])
+
+
 def publish(root: Path, name: str, folder: Path) -> None:
-    """Make ``folder`` the current build of ``name`` atomically, then delete older builds."""
+    """Make ``folder`` (complete, manifest written) the current build of ``name`` in one atomic step.
+
+    Only swaps the ``<name>`` link; nothing is deleted here (call :func:`discard_stale_builds`
+    after it). SIGINT and SIGTERM are held during the swap (:func:`deferred_signals`), so an
+    interrupt lands either before it (the old build stays current) or after it (the new one is).
+    """
     root = Path(root)
     link = root / name
-    if link.exists() and not link.is_symlink():
-        # A plain folder (copied in by hand): move it aside into .builds so the swap stays atomic.
-        aside = root / BUILDS / name / f"imported-{uuid.uuid4().hex[:8]}"
-        aside.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(link, aside)
-    tmp_link = root / f".{name}.{uuid.uuid4().hex[:8]}.link"
-    os.symlink(os.path.relpath(folder, root), tmp_link)
-    os.replace(tmp_link, link)
-    for old in (root / BUILDS / name).iterdir():
-        if old != folder and old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
+    with deferred_signals():
+        if link.exists() and not link.is_symlink():
+            # A plain folder (copied in by hand): move it aside into .builds so the swap stays atomic.
+            aside = root / BUILDS / name / f"imported-{uuid.uuid4().hex[:8]}"
+            aside.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(link, aside)
+        tmp_link = root / f".{name}.{uuid.uuid4().hex[:8]}.link"
+        os.symlink(os.path.relpath(folder, root), tmp_link)
+        os.replace(tmp_link, link)
+
+
+@dataclass(frozen=True)
+class BuildRef:
+    """The build a corpus name points at.
+
+    Attributes:
+        name: the corpus.
+        build_id: its build folder's name (a plain folder copied in by hand: the corpus name).
+        created_at: when it was built (its manifest's ``created_at``).
+        folder: the build folder.
+    """
+
+    name: str
+    build_id: str
+    created_at: str | None
+    folder: Path
+
+
+def current_build(root: Path, name: str) -> BuildRef | None:
+    """The complete build ``<root>/<name>`` points at now, or None when there is none (never built,
+    or unreadable)."""
+    try:
+        folder = corpus_path(root, name)
+        manifest = read_manifest(folder)
+    except ArtifactError:
+        return None
+    return BuildRef(name, folder.name, manifest.get("created_at"), folder)
 
 
 def discard_stale_builds(root: Path, name: str) -> None:
-    """Remove build folders that were never published (left by an interrupted build)."""
-    builds = Path(root) / BUILDS / name
+    """Delete every build folder of ``name`` except the current one (left by interrupted builds, or
+    replaced by a newer build), and stray temporary links. Call it holding the build lock.
+
+    The current build is looked up again before each deletion, so this never deletes what
+    ``<name>`` points at. If ``<name>`` is missing while a hand-copied folder that publishing had
+    moved aside still exists (a build killed inside the swap), that folder is linked back first.
+    """
+    root = Path(root)
+    builds = root / BUILDS / name
+    for tmp in root.glob(f".{name}.*.link"):
+        tmp.unlink(missing_ok=True)
     if not builds.is_dir():
         return
-    current = (Path(root) / name).resolve() if (Path(root) / name).exists() else None
+    link = root / name
+    if not link.exists() and not link.is_symlink():
+        imported = sorted(
+            (p for p in builds.glob("imported-*") if (p / schema.MANIFEST).is_file()), key=lambda p: p.stat().st_mtime
+        )
+        if imported:
+            publish(root, name, imported[-1])
+
+    def current() -> Path | None:
+        return link.resolve() if link.exists() else None
+
     for old in builds.iterdir():
-        if old.is_dir() and old.resolve() != current:
-            shutil.rmtree(old, ignore_errors=True)
-    for tmp in Path(root).glob(f".{name}.*.link"):
-        tmp.unlink(missing_ok=True)
+        if not old.is_dir() or old.resolve() == current():
+            continue
+        trash = builds / f".trash-{uuid.uuid4().hex[:8]}"
+        try:
+            os.replace(old, trash)
+        except OSError:
+            continue
+        if link.is_symlink() and not link.exists():  # it was current after all: put it back
+            os.replace(trash, old)
+            continue
+        shutil.rmtree(trash, ignore_errors=True)
 
 
 def write_json(path: Path, data: dict) -> None:

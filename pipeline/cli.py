@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from pipeline import artifacts, schema
@@ -185,50 +187,113 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: The command-line flag of each setting that has one (named in error messages).
+FLAGS = {
+    "ingest.venue": "--venue",
+    "ingest.year": "--year",
+    "ingest.min_words": "--min-words",
+    "embed.model": "--model",
+    "embed.backend": "--backend",
+    "embed.threads": "--threads",
+    "umap.seed": "--seed",
+    "cluster.method": "--cluster-method",
+    "cluster.min_cluster_size": "--min-cluster-size",
+    "cluster.n_topics": "--topics",
+}
+
+
 def _build_config(args):
+    """Settings from --config and the flags, validated before anything is read.
+
+    Raises:
+        PipelineError: a setting is unknown or not allowed (the message names it and its flag).
+    """
+    from pipeline.config import SettingsError
     from pipeline.settings import load_config, with_overrides
 
     config = load_config(args.config)
-    return with_overrides(
-        config,
-        {
-            "ingest": {
-                "columns": {
-                    r: getattr(args, f"col_{r}")
-                    for r in ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords")
+    try:
+        return with_overrides(
+            config,
+            {
+                "ingest": {
+                    "columns": {
+                        r: getattr(args, f"col_{r}")
+                        for r in ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords")
+                    },
+                    "venue": args.venue,
+                    "year": args.year,
+                    "min_words": args.min_words,
                 },
-                "venue": args.venue,
-                "year": args.year,
-                "min_words": args.min_words,
+                "embed": {"model": args.model, "backend": args.backend, "threads": args.threads},
+                "umap": {"seed": args.seed},
+                "cluster": {
+                    "method": args.cluster_method,
+                    "min_cluster_size": args.min_cluster_size,
+                    "n_topics": args.n_topics,
+                    "reassign_outliers": False if args.keep_outliers else None,
+                },
+                "stability": {"runs": 0 if args.no_stability else None, "max_papers": 0 if args.stability else None},
             },
-            "embed": {"model": args.model, "backend": args.backend, "threads": args.threads},
-            "umap": {"seed": args.seed},
-            "cluster": {
-                "method": args.cluster_method,
-                "min_cluster_size": args.min_cluster_size,
-                "n_topics": args.n_topics,
-                "reassign_outliers": False if args.keep_outliers else None,
-            },
-            "stability": {"runs": 0 if args.no_stability else None, "max_papers": 0 if args.stability else None},
-        },
-    )
+        )
+    except SettingsError as exc:
+        flag = FLAGS.get(exc.key)
+        raise exc.located(f"command line ({flag})" if flag else "command line") from None
 
 
 def cmd_build(args) -> int:
+    """Build a corpus. Exit codes: 0 built or up to date, 1 unusable input or settings, 130 / 143
+    interrupted by SIGINT (Ctrl-C) / SIGTERM, with a message saying which build the corpus holds."""
     from pipeline.build import build
     from pipeline.progress import Reporter
 
     inputs = list(args.inputs) or default_inputs()
     if not inputs:
         raise PipelineError(f"no input files given and the bundled corpus is missing from {DEFAULT_INPUTS}.")
-    name = args.name or (DEFAULT_CORPUS if not args.inputs else _name_from(inputs[0]))
+    name = artifacts.check_name(args.name or (DEFAULT_CORPUS if not args.inputs else _name_from(inputs[0])))
+    config = _build_config(args)
     reporter = Reporter(quiet=args.quiet)
-    summary = build(
-        inputs, name, args.artifacts, _build_config(args), refit=args.refit, force=args.force, reporter=reporter
-    )
+    before = artifacts.current_build(args.artifacts, name)
+    try:
+        summary = build(inputs, name, args.artifacts, config, refit=args.refit, force=args.force, reporter=reporter)
+    except KeyboardInterrupt as exc:
+        reporter.line("")
+        print(interrupted_message(name, before, artifacts.current_build(args.artifacts, name)), file=sys.stderr)
+        return _interrupt_code(exc)
     for line in summary.lines():
         print(line)
     return 0
+
+
+def interrupted_message(name: str, before, after) -> str:
+    """What an interrupted build left: which build (``artifacts.BuildRef``) corpus ``name`` holds.
+
+    ``before`` is the corpus's build when the command started, ``after`` the one it holds now.
+    """
+    if after is not None and (before is None or after.build_id != before.build_id or after.folder != before.folder):
+        return (
+            f"interrupted after the new build was published: corpus {name!r} now holds build {after.build_id} "
+            f"(complete, from {after.created_at})."
+        )
+    kept = "embeddings computed so far are kept and reused by the next build"
+    if after is None:
+        return f"interrupted before publishing: corpus {name!r} has no build yet; {kept}."
+    return (
+        f"interrupted before publishing: corpus {name!r} still holds build {after.build_id} from {after.created_at}; "
+        f"{kept}."
+    )
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where it arrives so that it takes the same clean path as Ctrl-C."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated()
+
+
+def _interrupt_code(exc: BaseException) -> int:
+    return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
 
 
 def _name_from(path: Path) -> str:
@@ -320,7 +385,7 @@ def _evaluation_input(args):
     import pandas as pd
 
     from pipeline.progress import Reporter
-    from pipeline.quality import config_from_manifest
+    from pipeline.settings import config_from_manifest
 
     path = Path(args.corpus)
     if path.is_file():
@@ -342,6 +407,7 @@ def _evaluation_input(args):
     artifacts.check_name(args.corpus)
     folder = artifacts.corpus_path(args.artifacts, args.corpus)
     manifest = artifacts.read_manifest(folder)
+    config = config_from_manifest(manifest, str(folder / schema.MANIFEST))  # before anything is read
     papers = artifacts.read_table(folder, schema.PAPERS).sort_values("row").reset_index(drop=True)
     embeddings = artifacts.read_array(folder, schema.EMBEDDINGS)
     if args.label_column and args.label_column != "label":
@@ -351,7 +417,7 @@ def _evaluation_input(args):
             _json.loads(e or "{}").get(args.label_column) if isinstance(e, str) else None for e in papers["extra"]
         ]
         papers["label"] = papers["label"].map(lambda v: None if v is None or pd.isna(v) else str(v))
-    return args.name or args.corpus, papers, embeddings, config_from_manifest(manifest)
+    return args.name or args.corpus, papers, embeddings, config
 
 
 def cmd_evaluate(args) -> int:
@@ -409,17 +475,27 @@ COMMANDS = {"build": cmd_build, "list": cmd_list, "info": cmd_info, "evaluate": 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; returns its exit code (0 ok, 1 error, 2 usage, 130 SIGINT, 143 SIGTERM).
+
+    SIGTERM (e.g. a worker process being cancelled) is turned into the same clean path as Ctrl-C
+    while the command runs: a build leaves exactly one complete build and says which.
+    """
     parser = make_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if not args.command:
         parser.print_help()
         return 2
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if main_thread else None
     try:
         return COMMANDS[args.command](args)
     except (PipelineError, artifacts.ArtifactError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("interrupted: the previous artifacts are unchanged.", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        print("interrupted.", file=sys.stderr)
+        return _interrupt_code(exc)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

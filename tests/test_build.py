@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, cli, schema
-from pipeline import build as build_module
+from pipeline import artifacts, cli, schema, writer
 from pipeline.build import build
-from tests.conftest import SMALL_CORPUS, fast_config
+from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 
 def _load(root, name):
@@ -78,11 +77,11 @@ def test_bertopic_model_is_saved_with_safetensors_and_loads(small_artifacts):
 def test_second_build_is_up_to_date_and_force_refits_identically(small_artifacts, tmp_path):
     root = tmp_path / "a"
     shutil.copytree(small_artifacts, root, symlinks=True)
-    again = build([SMALL_CORPUS], "small", root, fast_config())
+    again = build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER)
     assert again.mode == "up-to-date"
     before = pd.read_parquet(artifacts.corpus_path(root, "small") / schema.PAPERS)
     shutil.rmtree(artifacts.cache_dir(root) / "stages")  # UMAP must run again, not come from the cache
-    forced = build([SMALL_CORPUS], "small", root, fast_config(), force=True)
+    forced = build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER, force=True)
     assert forced.mode == "full" and forced.embedded == 0  # every vector came from the cache
     after = pd.read_parquet(artifacts.corpus_path(root, "small") / schema.PAPERS)
     assert before["topic"].tolist() == after["topic"].tolist()  # deterministic
@@ -92,7 +91,7 @@ def test_second_build_is_up_to_date_and_force_refits_identically(small_artifacts
 def test_changed_settings_trigger_a_full_build(small_artifacts, tmp_path):
     root = tmp_path / "b"
     shutil.copytree(small_artifacts, root, symlinks=True)
-    summary = build([SMALL_CORPUS], "small", root, fast_config(min_cluster_size=4))
+    summary = build([SMALL_CORPUS], "small", root, fast_config(min_cluster_size=4), encoder=TEST_ENCODER)
     assert summary.mode == "full"
     assert _load(root, "small")[1]["params"]["cluster"]["min_cluster_size"] == 4
 
@@ -103,11 +102,11 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     first.write_text("".join(lines[:110]), encoding="utf-8")
     extra.write_text("".join(lines[110:]), encoding="utf-8")
     root = tmp_path / "art"
-    build([first], "c", root, fast_config())
+    build([first], "c", root, fast_config(), encoder=TEST_ENCODER)
     old = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.PAPERS).set_index("doc_id")
     old_topics = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.TOPICS)
 
-    summary = build([first, extra], "c", root, fast_config())
+    summary = build([first, extra], "c", root, fast_config(), encoder=TEST_ENCODER)
     assert summary.mode == "incremental" and summary.placed == len(lines) - 110
     assert summary.embedded == len(lines) - 110  # only the new papers were embedded
     folder, manifest = _load(root, "c")
@@ -122,7 +121,7 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     assert manifest["counts"]["fitted_papers"] == 110
     np.testing.assert_allclose(np.load(folder / schema.TOPIC_DISTRIBUTION).sum(axis=1), 1, rtol=1e-4)
 
-    refit = build([first, extra], "c", root, fast_config(), refit=True)
+    refit = build([first, extra], "c", root, fast_config(), encoder=TEST_ENCODER, refit=True)
     assert refit.mode == "full" and refit.placed == 0 and refit.embedded == 0
 
 
@@ -130,16 +129,16 @@ def test_a_failed_build_leaves_the_previous_one_intact(small_artifacts, tmp_path
     root = tmp_path / "c"
     shutil.copytree(small_artifacts, root, symlinks=True)
     before = artifacts.corpus_path(root, "small")
-    real_write = build_module._write
+    real_write = writer.write_tables
 
     def write_then_fail(folder, *args, **kwargs):
         real_write(folder, *args, **kwargs)
         (folder / schema.PAPERS).write_bytes(b"half written")
         raise OSError("disk full")
 
-    monkeypatch.setattr(build_module, "_write", write_then_fail)
+    monkeypatch.setattr(writer, "write_tables", write_then_fail)
     with pytest.raises(OSError, match="disk full"):
-        build([SMALL_CORPUS], "small", root, fast_config(), force=True)
+        build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER, force=True)
     assert artifacts.corpus_path(root, "small") == before
     artifacts.read_manifest(before)
     assert len(pd.read_parquet(before / schema.PAPERS)) == 137
@@ -148,7 +147,7 @@ def test_a_failed_build_leaves_the_previous_one_intact(small_artifacts, tmp_path
 
 def test_a_second_concurrent_build_is_refused(tmp_path):
     with artifacts.build_lock(tmp_path, "c"), pytest.raises(artifacts.ArtifactError, match="another build"):
-        build([SMALL_CORPUS], "c", tmp_path, fast_config())
+        build([SMALL_CORPUS], "c", tmp_path, fast_config(), encoder=TEST_ENCODER)
 
 
 def test_cli_reports_bad_input_without_a_traceback(tmp_path, capsys):
@@ -179,7 +178,7 @@ def test_build_summary_names_skipped_rows(tmp_path):
     lines = SMALL_CORPUS.read_text(encoding="utf-8").splitlines()[:40]
     lines += [lines[0], json.dumps({"title": "Empty", "abstract": ""}), "{broken json"]
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    summary = build([src], "s", tmp_path / "art", fast_config())
+    summary = build([src], "s", tmp_path / "art", fast_config(), encoder=TEST_ENCODER)
     assert summary.papers == 40 and summary.skipped == 3
     assert summary.skipped_by_reason == {"duplicate": 1, "empty_abstract": 1, "bad_record": 1}
     text = "\n".join(summary.lines())

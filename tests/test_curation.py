@@ -11,7 +11,7 @@ import pytest
 from pipeline import artifacts, schema
 from pipeline.build import build
 from pipeline.curation import Curation, CurationError, apply_edits, curation_path, resolve, topic_ref
-from tests.conftest import SMALL_CORPUS, fast_config
+from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 
 def _tables(root, name="small"):
@@ -91,7 +91,7 @@ def test_edits_survive_a_real_rebuild(small_artifacts, tmp_path):
 
     config = fast_config()
     config = dataclasses.replace(config, umap=dataclasses.replace(config.umap, seed=7))
-    assert build([SMALL_CORPUS], "small", root, config).mode == "full"
+    assert build([SMALL_CORPUS], "small", root, config, encoder=TEST_ENCODER).mode == "full"
     papers2, topics2 = _tables(root)
     out = apply_edits(papers2, topics2, Curation.load(curation_path(root, "small")).edits)
     renamed = out.topics.loc[out.topics["label"] == "renamed by a reviewer", "topic"]

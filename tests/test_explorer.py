@@ -272,7 +272,7 @@ def test_bm25_respects_the_filters_and_odd_queries(corpus, index):
 
 
 def test_semantic_search_similar_papers_and_placement(corpus):
-    encoder = search.encoder_for(corpus)  # the corpus's own model: the hashing test embedder here
+    encoder = search.encoder_for(corpus)  # the vectors' own encoder: the injected hashing test encoder here
     row = corpus.paper_pos("latex-1")
     vector = search.encode_query(encoder, corpus.papers["model_text"].iat[row])
     hits = search.semantic_search(corpus, vector, k=5)
@@ -288,9 +288,13 @@ def test_semantic_search_similar_papers_and_placement(corpus):
     assert list(frame.columns) == ["doc_id", "title", "topic", "label", "year", "venue", "score", "exact"]
 
 
-def test_embed_params_come_from_the_manifest(corpus):
-    params = search.embed_params(corpus)
-    assert params.backend == "hashing"
+def test_query_encoder_is_the_one_the_corpus_was_embedded_with(corpus):
+    from pipeline.config import EmbedParams
+    from tests.conftest import TEST_ENCODER
+
+    assert search.embed_params(corpus) == EmbedParams()  # the settings say the default model ...
+    assert corpus.manifest["embedding"]["model_key"] == TEST_ENCODER.key  # ... the vectors say otherwise
+    assert search.encoder_for(corpus) is TEST_ENCODER  # so queries use the injected test encoder
 
 
 # ------------------------------------------------------------------------------------------

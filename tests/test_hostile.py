@@ -23,7 +23,7 @@ import pytest
 
 from pipeline import artifacts, cli, schema
 from pipeline.build import build
-from tests.conftest import ROOT, SMALL_CORPUS, fast_config
+from tests.conftest import ROOT, SMALL_CORPUS, TEST_ENCODER, fast_config
 
 ABSTRACT = (
     "We study {topic} with a new analysis of convergence, sample complexity and robustness, and we "
@@ -52,7 +52,7 @@ def test_tiny_corpora_build(tmp_path, n):
     src = _jsonl(
         tmp_path / "p.jsonl", [{"title": f"P{i}", "abstract": ABSTRACT.format(topic=topics[i])} for i in range(n)]
     )
-    summary = build([src], "tiny", tmp_path / "art", fast_config())
+    summary = build([src], "tiny", tmp_path / "art", fast_config(), encoder=TEST_ENCODER)
     papers, table = _loadable(tmp_path / "art", "tiny")
     assert summary.papers == n == len(papers) and len(table) >= 1
     assert papers["x"].notna().all()
@@ -60,7 +60,7 @@ def test_tiny_corpora_build(tmp_path, n):
 
 def test_all_identical_papers_build_one(tmp_path):
     src = _jsonl(tmp_path / "p.jsonl", [{"title": "Same", "abstract": ABSTRACT.format(topic="kernels")}] * 50)
-    summary = build([src], "same", tmp_path / "art", fast_config())
+    summary = build([src], "same", tmp_path / "art", fast_config(), encoder=TEST_ENCODER)
     assert summary.papers == 1 and summary.skipped == 49
     _loadable(tmp_path / "art", "same")
 
@@ -78,7 +78,7 @@ def test_non_english_emoji_html_and_huge_abstracts_build(tmp_path):
         {"id": "huge", "title": "A very long abstract", "abstract": ("Scheduling constraint solvers " * 16_000)[:100_000], "year": 2020},
     ]  # fmt: skip
     src = _jsonl(tmp_path / "p.jsonl", base + extra)
-    summary = build([src], "mixed", tmp_path / "art", fast_config())
+    summary = build([src], "mixed", tmp_path / "art", fast_config(), encoder=TEST_ENCODER)
     papers, topics = _loadable(tmp_path / "art", "mixed")
     assert summary.papers == len(base) + len(extra)
     row = papers.set_index("doc_id")
@@ -125,7 +125,7 @@ def test_a_50_mb_file_builds_keeping_every_good_row(tmp_path):
             text = " ".join(rng.choice(words) for _ in range(1000))
             handle.write(f'{i},"Paper {i}","{text}",{2015 + i % 9}\n')
             i += 1
-    summary = build([path], "big", tmp_path / "art", fast_config())
+    summary = build([path], "big", tmp_path / "art", fast_config(), encoder=TEST_ENCODER)
     assert summary.read == i and summary.papers + summary.skipped == i
     assert summary.papers >= i - 5 and summary.changed == 0  # random texts: essentially no duplicates
     papers, _ = _loadable(tmp_path / "art", "big")
@@ -144,12 +144,11 @@ def test_sigkill_at_any_stage_leaves_the_previous_build_loadable(small_artifacts
     root = tmp_path / "art"
     shutil.copytree(small_artifacts, root, symlinks=True)
     before = artifacts.corpus_path(root, "small")
-    # A build with other settings (so it really runs), killed when it reaches ``stage``.
-    config_file = tmp_path / "settings.toml"
-    config_file.write_text('[embed]\nbackend = "hashing"\n[umap]\nseed = 11\n')
+    # A build with other settings (so it really runs), killed when it reaches ``stage``; the
+    # driver is the CLI with the hashing test encoder injected (no setting can select it).
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "--artifacts", str(root), "build", str(SMALL_CORPUS), "--name", "small",
-         "--config", str(config_file)],
+        [sys.executable, str(ROOT / "tests" / "build_driver.py"), "--", "--artifacts", str(root), "build",
+         str(SMALL_CORPUS), "--name", "small", "--seed", "11"],
         cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
@@ -167,7 +166,7 @@ def test_sigkill_at_any_stage_leaves_the_previous_build_loadable(small_artifacts
     papers, _ = _loadable(root, "small")
     assert len(papers) == 137
     # The next build cleans up the abandoned folder and succeeds.
-    build([SMALL_CORPUS], "small", root, fast_config(), force=True)
+    build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER, force=True)
     assert len(list((root / artifacts.BUILDS / "small").iterdir())) == 1
     _loadable(root, "small")
 

@@ -19,7 +19,7 @@ from pipeline.config import BuildConfig, ClusterParams, StabilityParams
 from pipeline.evaluate import keyword_problem
 from pipeline.labels import is_generic
 from pipeline.quality import METHODS, evaluate
-from tests.conftest import SMALL_CORPUS, fast_config
+from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 FIXTURES = Path(__file__).parent / "fixtures"
 IJCAI_LABELLED = FIXTURES / "ijcai_labelled.jsonl.gz"
@@ -152,11 +152,17 @@ def test_stability_is_skipped_above_the_size_limit_and_on_request(tmp_path):
     from pipeline.build import build
 
     config = dataclasses.replace(fast_config(), stability=StabilityParams(max_papers=50))
-    build([SMALL_CORPUS], "big", tmp_path, config)
+    build([SMALL_CORPUS], "big", tmp_path, config, encoder=TEST_ENCODER)
     folder = artifacts.corpus_path(tmp_path, "big")
     assert artifacts.read_table(folder, schema.TOPICS)["stability"].isna().all()
     assert artifacts.read_manifest(folder)["stability"]["computed"].startswith("off: more than 50 papers")
-    build([SMALL_CORPUS], "none", tmp_path, dataclasses.replace(fast_config(), stability=StabilityParams(runs=0)))
+    build(
+        [SMALL_CORPUS],
+        "none",
+        tmp_path,
+        dataclasses.replace(fast_config(), stability=StabilityParams(runs=0)),
+        encoder=TEST_ENCODER,
+    )
     assert artifacts.read_table(artifacts.corpus_path(tmp_path, "none"), schema.TOPICS)["stability"].isna().all()
 
 
@@ -170,7 +176,7 @@ def test_stability_from_a_background_process_equals_the_one_computed_in_the_buil
     # leave app.py there, so give this build a plain main module, like `python -m pipeline`'s.
     monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     config = dataclasses.replace(fast_config(), stability=StabilityParams(background_min_cpus=2))
-    build_module.build([SMALL_CORPUS], "small", tmp_path, config)
+    build_module.build([SMALL_CORPUS], "small", tmp_path, config, encoder=TEST_ENCODER)
     folder = artifacts.corpus_path(tmp_path, "small")
     assert artifacts.read_manifest(folder)["stability"]["computed"] == "background process"
     here = artifacts.read_table(artifacts.corpus_path(small_artifacts, "small"), schema.TOPICS)
@@ -188,7 +194,7 @@ def test_a_background_process_that_dies_costs_time_not_the_stability(small_artif
     main.__file__ = str(script)
     monkeypatch.setitem(sys.modules, "__main__", main)  # every spawned worker exits at start
     config = dataclasses.replace(fast_config(), stability=StabilityParams(background_min_cpus=2))
-    build_module.build([SMALL_CORPUS], "small", tmp_path, config)
+    build_module.build([SMALL_CORPUS], "small", tmp_path, config, encoder=TEST_ENCODER)
     folder = artifacts.corpus_path(tmp_path, "small")
     assert artifacts.read_manifest(folder)["stability"]["computed"].startswith(
         "in the build (background process failed"

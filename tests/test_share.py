@@ -24,7 +24,7 @@ from explorer.access import Access, ReadOnlyError
 from pipeline import artifacts, cli
 from pipeline.build import build
 from pipeline.curation import Curation, curation_path
-from tests.conftest import SMALL_CORPUS, fast_config
+from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 from tests.test_pages import APP, _as_after_first_run, link_params, plotly_specs, qp, run, texts, unescape
 
 TOKEN = "s3cret-editor-token-for-tests"
@@ -284,7 +284,7 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     # a rebuild with another seed: the rename and the merge find their topics again by content
     config = fast_config()
     config = dataclasses.replace(config, umap=dataclasses.replace(config.umap, seed=7))
-    assert build([SMALL_CORPUS], "small", own_root, config).mode == "full"
+    assert build([SMALL_CORPUS], "small", own_root, config, encoder=TEST_ENCODER).mode == "full"
     rebuilt = data.get_corpus(own_root, "small")
     assert rebuilt.build_id != base.build_id
     assert label in rebuilt.topics["label"].tolist() and not rebuilt.skipped_edits
@@ -440,8 +440,8 @@ def test_a_read_only_server_never_writes_a_model_export(tmp_path):
     export.parent.mkdir(parents=True)
     export.write_bytes(b"onnx")
     assert search.read_only_params(params, tmp_path) == params  # the build's export is only read
-    hashing = EmbedParams(backend="hashing")
-    assert search.read_only_params(hashing, tmp_path) == hashing
+    torch = EmbedParams(backend="torch")
+    assert search.read_only_params(torch, tmp_path) == torch
 
 
 def test_a_read_only_app_has_no_edit_widgets_and_writes_nothing(own_root, monkeypatch):

@@ -64,7 +64,8 @@ def test_store_ignores_a_damaged_cache(tmp_path):
     found, vecs = store.lookup([text_hash("b"), text_hash("zz")])
     assert found.tolist() == [True, False]
     np.testing.assert_allclose(vecs[0], [0, 1, 0, 0])
-    (tmp_path / "k" / "vectors.npy").write_bytes(b"garbage")
+    (shard,) = (tmp_path / "k").glob("*.shard")
+    shard.write_bytes(b"garbage")
     found, _ = store.lookup([text_hash("a")])
     assert not found.any()
 
@@ -318,14 +319,16 @@ def _fake_build(root, name, manifest=None):
     return folder
 
 
-def test_publish_swaps_builds_and_removes_the_old_one(tmp_path):
+def test_publish_swaps_builds_and_discarding_removes_only_the_old_one(tmp_path):
     first = _fake_build(tmp_path, "c")
     artifacts.publish(tmp_path, "c", first)
     assert artifacts.corpus_path(tmp_path, "c") == first.resolve()
     second = _fake_build(tmp_path, "c")
     artifacts.publish(tmp_path, "c", second)
     assert artifacts.corpus_path(tmp_path, "c") == second.resolve()
-    assert not first.exists()
+    assert first.exists()  # publishing only swaps: nothing is deleted in the same step
+    artifacts.discard_stale_builds(tmp_path, "c")
+    assert not first.exists() and artifacts.corpus_path(tmp_path, "c") == second.resolve()
 
 
 def test_list_corpora_reports_broken_ones_and_keeps_the_rest(tmp_path):

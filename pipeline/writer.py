@@ -1,0 +1,122 @@
+"""Writing a build's files into its (unpublished) build folder.
+
+``write_tables`` writes every table, array and the BERTopic model; ``write_manifest`` writes
+``manifest.json`` last, once the stage timings are final. The build runner publishes the folder
+only after both (``pipeline.artifacts.publish``), inside the build lock: a published build is never
+written to again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import time
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline import artifacts, schema
+from pipeline.results import TopicResult
+
+PACKAGES = (
+    "bertopic", "umap-learn", "hdbscan", "sentence-transformers", "transformers", "torch", "onnxruntime",
+    "scikit-learn", "numpy", "pandas", "pyarrow", "numba",
+)  # fmt: skip
+
+
+def package_versions() -> dict[str, str]:
+    """Python's and the main packages' versions, for the manifest."""
+    out = {"python": platform.python_version()}
+    for name in PACKAGES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            out[name] = metadata.version(name)
+    return out
+
+
+def paper_table(papers: pd.DataFrame, result: TopicResult) -> pd.DataFrame:
+    """papers.parquet: the ingested papers with their row, topic, probability, flags and position."""
+    n = len(papers)
+    out = papers.copy()
+    out.insert(1, "row", np.arange(n, dtype=np.int32))
+    out["topic"] = np.asarray(result.topics, dtype=np.int32)
+    out["topic_prob"] = np.asarray(result.topic_prob, dtype=np.float32)
+    out["was_outlier"] = np.asarray(result.was_outlier, dtype=bool)
+    out["placed"] = np.asarray(result.placed, dtype=bool)
+    out["x"] = result.xy[:, 0].astype(np.float32)
+    out["y"] = result.xy[:, 1].astype(np.float32)
+    return out[list(schema.PAPER_COLUMNS)]
+
+
+def write_tables(
+    folder: Path, result: TopicResult, papers: pd.DataFrame, embeddings: np.ndarray, ingest_report: pd.DataFrame
+) -> None:
+    """Every file of a build except the manifest (``schema.FILES``).
+
+    Args:
+        folder: the new, unpublished build folder.
+        result: topics and tables from the fit or the incremental placement.
+        papers: the ingested papers (``pipeline.ingest``), row i is embeddings row i.
+        embeddings: float32 ``(n, dim)``.
+        ingest_report: the rows ingest skipped or changed.
+    """
+    paper_table(papers, result).to_parquet(folder / schema.PAPERS, index=False)
+    result.topic_table[list(schema.TOPIC_COLUMNS)].to_parquet(folder / schema.TOPICS, index=False)
+    result.topic_terms.to_parquet(folder / schema.TOPIC_TERMS, index=False)
+    result.hierarchy.to_parquet(folder / schema.HIERARCHY, index=False)
+    trends = result.trends
+    trends.terms.to_parquet(folder / schema.TERMS, index=False)
+    trends.years.to_parquet(folder / schema.YEARS, index=False)
+    trends.topic_years.to_parquet(folder / schema.TOPIC_YEARS, index=False)
+    trends.keyword_years.to_parquet(folder / schema.KEYWORD_YEARS, index=False)
+    ingest_report.to_parquet(folder / schema.INGEST_REPORT, index=False)
+    for file, array in (
+        (schema.EMBEDDINGS, embeddings),
+        (schema.TOPIC_EMBEDDINGS, result.topic_embeddings),
+        (schema.TOPIC_SIMILARITY, result.similarity),
+        (schema.TOPIC_DISTRIBUTION, result.distribution),
+    ):
+        np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
+    result.model.save(folder / schema.BERTOPIC_DIR)
+
+
+def counts(result: TopicResult, papers: pd.DataFrame, summary) -> dict:
+    """The manifest's ``counts`` section."""
+    years = result.trends.years["year"]
+    return {
+        "read": summary.read,
+        "papers": len(papers),
+        "skipped": summary.skipped,
+        "changed": summary.changed,
+        "skipped_by_reason": summary.skipped_by_reason,
+        "topics": len(result.topic_table),
+        "outlier_share": round(result.outlier_share, 4),
+        "reassigned": result.reassigned,
+        "placed": result.placed_new,
+        "fitted_papers": result.fitted_papers,
+        "years": [int(years.min()), int(years.max())] if len(years) else None,
+        "papers_with_year": int(result.trends.years["n_papers"].sum()) if len(years) else 0,
+    }
+
+
+def file_rows(result: TopicResult, papers: pd.DataFrame) -> dict:
+    """The manifest's ``files`` section: row counts of the main tables."""
+    return {
+        f: {"rows": int(v)}
+        for f, v in [
+            (schema.PAPERS, len(papers)),
+            (schema.TOPICS, len(result.topic_table)),
+            (schema.TOPIC_TERMS, len(result.topic_terms)),
+            (schema.KEYWORD_YEARS, len(result.trends.keyword_years)),
+        ]
+    }
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def write_manifest(folder: Path, manifest: dict) -> None:
+    """``manifest.json``, atomically; the last file a build writes before it is published."""
+    artifacts.write_json(folder / schema.MANIFEST, manifest)
