@@ -27,11 +27,8 @@ FRAGMENT = re.compile(
 
 
 @pytest.fixture(scope="module")
-def seeds_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("real")
-    summary = build(default_inputs(), "neurips2026", root, BuildConfig())
-    assert summary.papers == 38 and summary.skipped == 0
-    return root
+def seeds_root(real_artifacts):
+    return real_artifacts  # built once per session (tests/conftest.py), shared with the search tests
 
 
 def _tables(root):
