@@ -120,12 +120,15 @@ class Allowed:
 
 
 def _range_words(low: float | None, high: float | None) -> str:
+    def num(x: float) -> str:
+        return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
     if low is not None and high is not None:
-        return f" from {low:g} to {high:g}"
+        return f" from {num(low)} to {num(high)}"
     if low is not None:
-        return f" >= {low:g}"
+        return f" >= {num(low)}"
     if high is not None:
-        return f" <= {high:g}"
+        return f" <= {num(high)}"
     return ""
 
 
@@ -412,3 +415,23 @@ SECTIONS: dict[str, type] = {
     "represent": RepresentParams,
     "stability": StabilityParams,
 }
+
+
+def readme_table() -> str:
+    """The README's table of allowed values (between the ``settings-allowed`` markers), from the
+    ``ALLOWED`` tables above; ``tests/test_integrity_settings.py`` fails when the README differs.
+    Regenerate it with ``python -c "from pipeline import config; print(config.readme_table())"``."""
+    lines = ["| setting | default | allowed |", "|---|---|---|"]
+    for section, cls in SECTIONS.items():
+        default = cls()
+        for f in dataclasses.fields(cls):
+            value = getattr(default, f.name)
+            if dataclasses.is_dataclass(value):
+                continue
+            shown = "unset" if value is None else (list(value) if isinstance(value, tuple) else value)
+            shown = str(shown).lower() if isinstance(shown, bool) else shown
+            speed = " (speed only)" if (section, f.name) in SPEED_ONLY else ""
+            lines.append(f"| `{section}.{f.name}` | `{shown}` | {cls.ALLOWED[f.name].describe()}{speed} |")
+    roles = ", ".join(f.name for f in dataclasses.fields(ColumnMap))
+    lines.append(f"| `ingest.columns.ROLE` ({roles}) | `unset` | {ColumnMap.ALLOWED['abstract'].describe()} |")
+    return "\n".join(lines)

@@ -205,3 +205,14 @@ def test_the_app_never_reaches_the_hashing_encoder_through_a_manifest(small_arti
     corpus = data.load_corpus(root, "small")
     with pytest.raises(PipelineError, match="embed.backend = 'hashing' is not allowed"):
         search.encoder_for(corpus)
+
+
+def test_the_readme_lists_every_setting_with_what_it_accepts():
+    from pipeline import config
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- settings-allowed:start -->\n", 1)[1].split("\n<!-- settings-allowed:end -->", 1)[0]
+    assert block == config.readme_table(), (
+        "README's settings table is out of date: regenerate it from pipeline.config.readme_table()"
+    )
