@@ -322,10 +322,19 @@ def build(
             summary.stages = run.records
             summary.seconds = time.perf_counter() - started
             summary.build_id = folder.name
-            writer.write_manifest(
-                folder,
-                _manifest(folder, summary, topics, papers, embeddings, input_dicts, config, fp, fit_key, embedding),
+            manifest = writer.manifest(
+                build_id=folder.name,
+                summary=summary,
+                result=topics,
+                papers=papers,
+                embeddings=embeddings,
+                inputs=input_dicts,
+                config=config,
+                fingerprint=fp,
+                fit_settings=fit_key,
+                embedding=embedding.manifest,
             )
+            writer.write_manifest(folder, manifest)
             artifacts.publish(root, name, folder)
             artifacts.discard_stale_builds(root, name)
         except BaseException:
@@ -335,37 +344,6 @@ def build(
                     shutil.rmtree(folder, ignore_errors=True)
             raise
     return summary
-
-
-def _manifest(folder, summary, topics: TopicResult, papers, embeddings, input_dicts, config, fp, fit_key, embedding):
-    created = writer.now()
-    stages = summary.stages
-    return {
-        "schema_version": schema.SCHEMA_VERSION,
-        "name": summary.name,
-        "build_id": folder.name,
-        "created_at": created,
-        "fitted_at": topics.fitted_at or created,
-        "mode": summary.mode,
-        "fingerprint": fp,
-        "fit_settings": fit_key,
-        "inputs": input_dicts,
-        "params": json.loads(json.dumps(asdict(config), default=list)),
-        "cluster_params": topics.cluster_params,
-        "stability": topics.stability,
-        "embedding": {
-            **embedding.manifest,
-            "dim": int(embeddings.shape[1]) if embeddings.ndim == 2 else 0,
-            "computed": summary.embedded,
-            "cached": summary.embeddings_cached,
-        },
-        "counts": writer.counts(topics, papers, summary),
-        "files": writer.file_rows(topics, papers),
-        "packages": writer.package_versions(),
-        "stages": [s.to_dict() for s in stages],
-        "seconds_total": round(summary.seconds, 3),
-        "peak_rss_mb": round(max((s.peak_rss_mb for s in stages), default=0.0), 1),
-    }
 
 
 class _Embedder:

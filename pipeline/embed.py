@@ -561,7 +561,7 @@ class EmbeddingStore:
             ``(found, vectors)``: a bool mask of shape ``(n,)`` and float32 ``(n, dim)`` with zeros
             where not found (``None`` when the store is empty).
         """
-        query = np.array(list(hashes), dtype="S16")
+        query = np.asarray(hashes, dtype="S16")
         found = np.zeros(len(query), dtype=bool)
         out: np.ndarray | None = None
         for shard in self._shards():
@@ -621,7 +621,7 @@ class EmbeddingStore:
         """
         if len(hashes) == 0:
             return
-        keys = np.array(list(hashes), dtype="S16")
+        keys = np.asarray(hashes, dtype="S16")
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.ndim != 2 or len(vectors) != len(keys):
             raise ValueError(f"expected vectors of shape ({len(keys)}, dim), got {vectors.shape}")
@@ -688,7 +688,7 @@ class EmbeddingStore:
         Returns:
             How many distinct texts were removed.
         """
-        drop_keys = np.array(list(hashes), dtype="S16")
+        drop_keys = np.asarray(hashes, dtype="S16")
         removed: set[bytes] = set()
         with self._locked(wait=True):
             for shard in self._shards():

@@ -9,6 +9,8 @@ written to again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import json
 import platform
 import time
 from importlib import metadata
@@ -79,6 +81,60 @@ def write_tables(
     ):
         np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
     result.model.save(folder / schema.BERTOPIC_DIR)
+
+
+def manifest(
+    *,
+    build_id: str,
+    summary,
+    result: TopicResult,
+    papers: pd.DataFrame,
+    embeddings: np.ndarray,
+    inputs: list[dict],
+    config,
+    fingerprint: str,
+    fit_settings: str,
+    embedding: dict,
+) -> dict:
+    """``manifest.json`` of a build: what was built from what, how, and what it cost.
+
+    Args:
+        build_id: the build folder's name.
+        summary: the ``pipeline.build.BuildSummary`` with its final stage records and time.
+        result: topics and tables; papers, embeddings: what was written.
+        inputs: the input files (path, format, sha256, rows).
+        config: the settings (all of them, as given).
+        fingerprint, fit_settings: ``pipeline.build.fingerprint`` and ``fit_settings_key``.
+        embedding: model, model_key, model_fingerprint and backend of the vectors.
+    """
+    created = now()
+    stages = summary.stages
+    return {
+        "schema_version": schema.SCHEMA_VERSION,
+        "name": summary.name,
+        "build_id": build_id,
+        "created_at": created,
+        "fitted_at": result.fitted_at or created,
+        "mode": summary.mode,
+        "fingerprint": fingerprint,
+        "fit_settings": fit_settings,
+        "inputs": inputs,
+        "params": json.loads(json.dumps(dataclasses.asdict(config), default=list)),
+        "cluster_params": result.cluster_params,
+        "stability": result.stability,
+        "embedding": {
+            **embedding,
+            "dim": int(embeddings.shape[1]) if embeddings.ndim == 2 else 0,
+            "computed": summary.embedded,
+            "cached": summary.embeddings_cached,
+        },
+        "counts": counts(result, papers, summary),
+        "files": file_rows(result, papers),
+        "packages": package_versions(),
+        "stages": [s.to_dict() for s in stages],
+        "seconds_total": round(summary.seconds, 3),
+        "peak_rss_mb": round(max((s.peak_rss_mb for s in stages), default=0.0), 1),
+    }
 
 
 def counts(result: TopicResult, papers: pd.DataFrame, summary) -> dict:

@@ -67,11 +67,11 @@ def _run_plan(steps: list[dict], tmp_path: Path) -> list[dict]:
     return results
 
 
-def _assert_one_complete_build(root: Path, name: str = "s") -> artifacts.BuildRef:
+def _assert_one_complete_build(root: Path, name: str = "s", papers: int = 40) -> artifacts.BuildRef:
     current = artifacts.current_build(root, name)
     assert current is not None
     corpus = load_corpus(root, name)  # the app's loader: every file present and consistent
-    assert corpus.n_papers == 40
+    assert corpus.n_papers == papers
     assert sorted(p.name for p in current.folder.iterdir()) == sorted(schema.FILES)
     manifest = artifacts.read_manifest(current.folder)
     assert {s["name"] for s in manifest["stages"]} >= {"ingest", "embed", "write"} and manifest["seconds_total"] > 0
@@ -116,6 +116,30 @@ def test_sigint_and_sigterm_at_every_point_leave_exactly_one_complete_build(base
         assert result["code"] == 0, result["stderr"][-2000:]
         current = _assert_one_complete_build(root)
         assert [p.name for p in (root / artifacts.BUILDS / "s").iterdir()] == [current.build_id]
+
+
+def test_interrupts_at_every_stage_boundary_of_an_incremental_build(base, corpus_file, tmp_path):
+    """Adding papers takes the other path (place, trends, write): same guarantees."""
+    old = artifacts.current_build(base, "s")
+    more = tmp_path / "more.jsonl"
+    more.write_text("".join(SMALL_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)[40:50]))
+    points = ["enter:embed", "enter:place", "enter:trends", "enter:write", "publish", "swap", "published"]
+    steps, roots = [], []
+    for sig in CODES:
+        for point in points:
+            root = _copy(base, tmp_path / f"inc-{sig}-{point.replace(':', '-')}")
+            roots.append((sig, point, root))
+            argv = ["--artifacts", str(root), "build", str(corpus_file), str(more), "--name", "s"]
+            steps.append({"signal": sig, "at": point, "argv": argv})
+    for (sig, point, root), result in zip(roots, _run_plan(steps, tmp_path), strict=True):
+        where = f"{sig} at {point}: {result['stderr'][-800:]}"
+        assert result["fired"] and result["code"] == CODES[sig], where
+        published = point in AFTER + ["published"]
+        current = _assert_one_complete_build(root, papers=50 if published else 40)
+        assert (current.build_id != old.build_id) == published, where
+        assert ("now holds build" if published else "still holds build") in result["stderr"], where
+        if published:
+            assert artifacts.read_manifest(current.folder)["mode"] == "incremental"
 
 
 def test_an_interrupt_inside_the_swap_of_a_hand_copied_folder_publishes_the_new_build(base, corpus_file, tmp_path):

@@ -36,6 +36,11 @@ def _rank(corpus: data.Corpus, encoder, query: str, row: int) -> int | None:
     return list(hits.rows).index(row) if row in hits.rows else None
 
 
+def _every_paraphrase_ranks_its_paper_first(corpus: data.Corpus, encoder) -> None:
+    for needle, query in PARAPHRASES.items():
+        assert _rank(corpus, encoder, query, _row(corpus, needle)) == 0, needle
+
+
 @pytest.fixture(scope="module")
 def corpus(real_artifacts) -> data.Corpus:
     return data.load_corpus(real_artifacts, "neurips2026")
@@ -77,8 +82,7 @@ def test_server_path_reads_the_builds_export_and_writes_nothing(served_root, mon
     before = files_under(served_root)
     encoder = search.encoder_for(corpus, writable=False)
     assert isinstance(encoder, OnnxEncoder)
-    for needle, query in PARAPHRASES.items():
-        assert _rank(corpus, encoder, query, _row(corpus, needle)) == 0, needle
+    _every_paraphrase_ranks_its_paper_first(corpus, encoder)
     at = run(
         served_root, monkeypatch, "pages/search.py", args=("--read-only",), corpus="neurips2026",
         q=PARAPHRASES["nnTrace"], mode="semantic",
@@ -95,6 +99,5 @@ def test_server_path_without_an_export_uses_the_torch_model_and_writes_nothing(s
     before = files_under(served_root)
     encoder = search.encoder_for(corpus, writable=False)
     assert isinstance(encoder, TorchEncoder)
-    for needle, query in PARAPHRASES.items():
-        assert _rank(corpus, encoder, query, _row(corpus, needle)) == 0, needle
+    _every_paraphrase_ranks_its_paper_first(corpus, encoder)
     assert files_under(served_root) == before
