@@ -156,13 +156,8 @@ def test_stability_is_skipped_above_the_size_limit_and_on_request(tmp_path):
     folder = artifacts.corpus_path(tmp_path, "big")
     assert artifacts.read_table(folder, schema.TOPICS)["stability"].isna().all()
     assert artifacts.read_manifest(folder)["stability"]["computed"].startswith("off: more than 50 papers")
-    build(
-        [SMALL_CORPUS],
-        "none",
-        tmp_path,
-        dataclasses.replace(fast_config(), stability=StabilityParams(runs=0)),
-        encoder=TEST_ENCODER,
-    )
+    off = dataclasses.replace(fast_config(), stability=StabilityParams(runs=0))
+    build([SMALL_CORPUS], "none", tmp_path, off, encoder=TEST_ENCODER)
     assert artifacts.read_table(artifacts.corpus_path(tmp_path, "none"), schema.TOPICS)["stability"].isna().all()
 
 
@@ -206,9 +201,10 @@ def test_a_background_process_that_dies_costs_time_not_the_stability(small_artif
 
 def _background_everywhere(monkeypatch):
     import pipeline.build as build_module
+    import pipeline.stability_job as job_module
 
     monkeypatch.setattr(build_module, "BACKGROUND_MIN_PAPERS", 1)
-    monkeypatch.setattr(build_module.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
+    monkeypatch.setattr(job_module.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
 
 
 # --- the real model on labelled IJCAI papers ---------------------------------------------------------
