@@ -170,7 +170,7 @@ def distributions(ctx: shell.Context) -> None:
         left,
         name=figures.image_name(corpus.name, "keywords"),
     )
-    table = analysis.topic_table(corpus, ctx.mask).sort_values("shown", ascending=False).head(25)
+    table = analysis.topic_table(corpus, ctx.mask).sort_values("shown", ascending=False, kind="stable").head(25)
     names = [f"{t} · {lab}" for t, lab in zip(table["topic"], table["label"], strict=True)]
     chart(
         figures.distribution_bars(

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.config import UmapParams
+from pipeline.ranking import top_k
 
 #: Bump when the reduction's output for the same inputs and params changes.
 REDUCE_VERSION = 2
@@ -71,11 +72,9 @@ def exact_knn(
         sims = x[start : start + block] @ x.T
         rows = np.arange(len(sims))
         sims[rows, start + rows] = 2.0  # self first even among exact duplicates
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        part_sims = np.take_along_axis(sims, part, axis=1)
-        order = np.argsort(-part_sims, axis=1, kind="stable")
-        indices[start : start + block] = np.take_along_axis(part, order, axis=1)
-        best = np.take_along_axis(part_sims, order, axis=1)
+        best_idx = top_k(sims, k)  # ties by row: the same graph on every machine
+        indices[start : start + block] = best_idx
+        best = np.take_along_axis(sims, best_idx, axis=1)
         best[:, 0] = 1.0
         dists[start : start + block] = np.clip(1.0 - best, 0.0, 2.0)
 
