@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, schema
-from pipeline.cluster import CLUSTER_VERSION, cluster
+from pipeline.cluster import CLUSTER_VERSION, cluster, uses_projection
 from pipeline.config import BuildConfig
 from pipeline.embed import EMBED_VERSION, Encoder, embed_texts, load_encoder, model_key
 from pipeline.place import place_on_map, topic_distribution
@@ -96,7 +96,7 @@ class BuildSummary:
         ]
         if self.stability is not None:
             out.append(
-                f"  stability: {self.stability:.2f} (mean over topics of the best overlap with the topics of other UMAP seeds)"
+                f"  stability: {self.stability:.2f} (mean over topics of the best overlap with the topics of runs on 90% samples)"
             )
         if self.placed:
             out.append(f"  {self.placed:,} new papers placed into the existing topics (--refit to refit all)")
@@ -165,7 +165,7 @@ def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_k
     """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists."""
     digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
     digest.update(json.dumps(asdict(config.umap), sort_keys=True).encode())
-    digest.update(str(REDUCE_VERSION).encode())
+    digest.update(f"{REDUCE_VERSION}-{uses_projection(config.cluster)}".encode())
     folder = artifacts.cache_dir(root) / "stages" / f"reduce-{digest.hexdigest()[:20]}"
     if (folder / "done").exists():
         try:
@@ -178,7 +178,7 @@ def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_k
     knn = shared_knn(embeddings, config.umap)
     if on_knn:
         on_knn(knn)
-    projection = reduce(embeddings, config.umap, knn=knn)
+    projection = reduce(embeddings, config.umap, knn=knn, with_cluster=uses_projection(config.cluster))
     tmp = folder.with_name(folder.name + f".tmp{time.time_ns()}")
     projection.save(tmp)
     (tmp / "done").write_text("ok")
@@ -388,7 +388,7 @@ class _StabilityJob:
         limit = config.stability.max_papers
         self.skipped = bool(limit) and len(embeddings) > limit and config.stability.runs > 0
         runs = 0 if self.skipped else max(0, config.stability.runs)
-        self.seeds = [config.umap.seed + i for i in range(1, runs + 1)]
+        self.seeds = [config.cluster.seed + i for i in range(1, runs + 1)]
         digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
         for part in (asdict(config.umap), asdict(config.cluster), self.seeds, [REDUCE_VERSION, CLUSTER_VERSION]):
             digest.update(json.dumps(part, sort_keys=True, default=list).encode())
@@ -478,10 +478,12 @@ class _StabilityJob:
         finite = [v for v in values if v == v]
         return {
             "measure": "per topic: mean over the extra runs of the best Jaccard overlap |A & B| / |A | B| "
-            "between the topic's papers and any topic of that run (pipeline.evaluate.topic_stability)",
+            "between the topic's papers and any topic of that run, over the papers the run clustered "
+            "(pipeline.evaluate.topic_stability)",
             "runs": len(self.seeds),
             "seeds": self.seeds,
-            "same_as_build": "the build's kNN graph, UMAP settings and epochs and clustering; only the UMAP seed differs",
+            "same_as_build": "each run clusters a random 90% of the papers (pipeline.quality.resampled_clustering) "
+            "with its own seed, on the build's kNN graph less the papers left out, with the build's settings",
             "computed": self.mode if not self.error else f"failed: {self.error}",
             "seconds": round(self.seconds, 2),
             "mean": round(float(np.mean(finite)), 4) if finite else None,
@@ -527,7 +529,7 @@ def _fit_full_with(job, papers, embeddings, config: BuildConfig, root, embedder,
             config.represent,
             embedder,
         )
-    quality = f"stability across {len(job.seeds)} other UMAP seeds" if job.seeds else "no stability"
+    quality = f"stability across {len(job.seeds)} runs on 90% samples" if job.seeds else "no stability"
     with run.stage("trends", f"Computing trends and topic quality ({quality})") as clock:
         started = time.perf_counter()
         others = job.runs()

@@ -91,16 +91,27 @@ class UmapParams:
 
 @dataclass(frozen=True)
 class ClusterParams:
-    """Clustering of the UMAP projection into topics.
+    """Clustering of the papers into topics.
 
     Attributes:
-        method: "auto" (HDBSCAN from 500 papers, Ward below), "hdbscan" (dense micro topics merged
-            to ``n_topics``; papers left out are outliers) or "agglomerative" (Ward, ``n_topics``
-            clusters, no outliers).
+        method: "auto" ("graph" from 500 papers, "ward" below); "graph" (micro topics of the shared kNN graph found by Leiden
+            in ``runs`` seeded runs and merged to ``n_topics`` by how often the runs agree: needs
+            no UMAP projection and gives the same topics on every processor); "hdbscan" (the
+            earlier default: dense micro topics of the UMAP projection merged to ``n_topics``,
+            which moves with UMAP's seed and the processor); "agglomerative" (Ward on the UMAP
+            projection, ``n_topics`` clusters); "ward" (Ward on the embeddings, ``n_topics``
+            clusters: no projection, no seed).
+        seed: seed of the graph clustering's Leiden runs (run r uses ``seed * 1000 + r``); the
+            evaluation's seeds replace it.
+        resolution: Leiden's modularity resolution for the micro topics; None calibrates it on the
+            graph for about 2.6 micro topics per topic (``cluster.calibrated_resolution``).
+        runs: Leiden runs whose agreement decides the topics; more runs, steadier topics (seed
+            stability on ICML 2024: 5 runs 0.67, 10 runs 0.75, 20 runs 0.86), each run costing
+            one Leiden pass over the graph.
         min_cluster_size: HDBSCAN's smallest topic; None adapts it to the corpus size.
         min_samples: HDBSCAN's noise sensitivity; None adapts it.
         selection: HDBSCAN's cluster selection, "eom" or "leaf".
-        n_topics: number of topics HDBSCAN's clusters are merged down to (agglomerative: the
+        n_topics: number of topics the micro topics are merged down to (agglomerative: the
             number of clusters); None adapts (sqrt(n)/2.3: 25 topics at 3,281 papers).
         smooth_k: neighbours in one round of majority-vote smoothing of the topic borders; None
             adapts, 0 turns it off.
@@ -109,6 +120,9 @@ class ClusterParams:
     """
 
     method: str = "auto"
+    seed: int = 42
+    resolution: float | None = None
+    runs: int = 20
     min_cluster_size: int | None = None
     min_samples: int | None = None
     selection: str = "eom"
