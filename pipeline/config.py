@@ -154,13 +154,15 @@ class RepresentParams:
 
 @dataclass(frozen=True)
 class StabilityParams:
-    """Per-topic stability: how well each topic is reproduced when only the UMAP seed changes.
+    """Per-topic stability: how well each topic is found again when the corpus is a little different.
 
-    The build clusters the papers ``runs`` more times, with seeds ``umap.seed + 1`` to
-    ``umap.seed + runs`` and otherwise the same stages and settings (same kNN graph, full epochs);
-    a topic's stability is the mean over those runs of its best Jaccard overlap with any of their
-    topics (``pipeline.evaluate.topic_stability``). Each extra run costs about one UMAP projection
-    (NeurIPS, 18,661 papers: 12 s), hence the size limit.
+    The build clusters the papers ``runs`` more times, each time a different random 90% of them
+    with its own seed (``cluster.seed + 1`` to ``cluster.seed + runs``), with the same stages and
+    settings on the build's kNN graph less the papers left out
+    (``pipeline.quality.resampled_clustering``); a topic's stability is the mean over those runs of
+    its best Jaccard overlap with any of their topics, over the papers the run kept
+    (``pipeline.evaluate.topic_stability``). With the default graph clustering an extra run costs
+    one clustering (IJCAI, 3,281 papers: about 2.5 s; no UMAP), hence the size limit.
 
     Attributes:
         runs: extra clusterings; 0 turns the measurement off (``--no-stability``).
