@@ -94,6 +94,28 @@ def _ranked_bertopic():
     return RankedBERTopic
 
 
+def _sorted_keybert():
+    """KeyBERTInspired that embeds its candidate words in sorted order.
+
+    BERTopic builds the candidate list with ``list(set(...))``, whose order changes with Python's
+    hash seed from one process to the next; the int8 encoder quantises each batch as a whole, so a
+    word's vector (and with it a label) depended on which words shared its batch.
+    """
+    from bertopic.representation import KeyBERTInspired
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    class SortedKeyBERTInspired(KeyBERTInspired):
+        def _extract_embeddings(self, topic_model, topics, representative_docs, repr_doc_indices, repr_embeddings=None):
+            if repr_embeddings is None:
+                repr_embeddings = topic_model._extract_embeddings(representative_docs, method="document", verbose=False)
+            topic_embeddings = [np.mean(repr_embeddings[i[0] : i[-1] + 1], axis=0) for i in repr_doc_indices]
+            vocab = sorted({word for words in topics.values() for word in words})
+            word_embeddings = topic_model._extract_embeddings(vocab, method="document", verbose=False)
+            return cosine_similarity(topic_embeddings, word_embeddings), vocab
+
+    return SortedKeyBERTInspired
+
+
 def make_backend(embed: Callable[[list[str]], np.ndarray]):
     """A BERTopic embedding backend over a function (the cached embedder in the pipeline)."""
     from bertopic.backend import BaseEmbedder
@@ -263,7 +285,7 @@ def fit_topics(
         embed: embeds words and texts (cached) for KeyBERTInspired and MMR.
     """
     from bertopic.cluster import BaseCluster
-    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+    from bertopic.representation import MaximalMarginalRelevance
     from bertopic.vectorizers import ClassTfidfTransformer
 
     logging.getLogger("BERTopic").setLevel(logging.WARNING)
@@ -277,7 +299,7 @@ def fit_topics(
         else make_vectorizer(ngram_range=params.ngram_range),
         ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
         representation_model={
-            "KeyBERT": KeyBERTInspired(top_n_words=params.top_n_words, nr_repr_docs=5, nr_candidate_words=40),
+            "KeyBERT": _sorted_keybert()(top_n_words=params.top_n_words, nr_repr_docs=5, nr_candidate_words=40),
             "MMR": MaximalMarginalRelevance(diversity=params.mmr_diversity, top_n_words=params.top_n_words),
         },
         top_n_words=params.top_n_words,
