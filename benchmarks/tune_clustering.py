@@ -17,7 +17,8 @@ Examples::
     .venv/bin/python benchmarks/tune_clustering.py umap-timing --corpus neurips
     .venv/bin/python benchmarks/tune_clustering.py report
 
-Corpora: ijcai (3,281 labelled papers, 16 areas), iclr (9,761), neurips (18,682), seeds (38, the
+The kNN graph, the size rules, centroids, merging, smoothing and the text cleaner are the pipeline's own
+(imported), so tuning follows the pipeline. Corpora: ijcai (3,281 labelled papers, 16 areas), iclr (9,761), neurips (18,682), seeds (38, the
 default corpus). Embeddings and UMAP projections are cached under ``.cache-research/`` (the
 embedding store is keyed per text, so each corpus is embedded once).
 """
@@ -41,7 +42,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.config import EmbedParams  # noqa: E402
+from pipeline.clean import clean_text  # noqa: E402
+from pipeline.cluster import centroids, resolve_params, target_topics  # noqa: E402
+from pipeline.cluster import merge_to as pipeline_merge_to  # noqa: E402
+from pipeline.cluster import smooth as pipeline_smooth  # noqa: E402
+from pipeline.config import ClusterParams, EmbedParams, UmapParams  # noqa: E402
 from pipeline.embed import embed_texts  # noqa: E402
 from pipeline.evaluate import (  # noqa: E402
     clustering_scores,
@@ -49,6 +54,8 @@ from pipeline.evaluate import (  # noqa: E402
     stability,
     topic_diversity,
 )
+from pipeline.reduce import exact_knn  # noqa: E402
+from pipeline.reduce import neighbours_for as pipeline_neighbours_for  # noqa: E402
 
 DATA = Path("/work/shared/data")
 SEEDS_DIR = Path("/work/shared/seeds")
@@ -69,19 +76,10 @@ SEEDS = (0, 1, 2)
 # Corpora, text cleaning for keywords, embeddings
 # --------------------------------------------------------------------------------------------
 
-_URL = re.compile(r"(https?://|www\.)\S+", re.I)
-_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]{0,300}?\$", re.S)
-_LATEX_CMD = re.compile(r"\\[a-zA-Z]+\*?(\{([^{}]*)\})?")
-_SPACE = re.compile(r"\s+")
-
 
 def clean_for_terms(text: str) -> str:
-    """A stand-in for the clean stage: drop URLs and inline math, unwrap ``\\emph{x}`` -> x."""
-    text = _URL.sub(" ", text)
-    text = _MATH.sub(" ", text)
-    text = _LATEX_CMD.sub(lambda m: f" {m.group(2) or ''} ", text)
-    text = text.replace("{", " ").replace("}", " ").replace("\\", " ")
-    return _SPACE.sub(" ", text).strip()
+    """The pipeline's own clean stage (``pipeline.clean.clean_text``): URLs, LaTeX and HTML out."""
+    return clean_text(text)
 
 
 @dataclass
@@ -96,7 +94,7 @@ def load_corpus(name: str) -> Corpus:
         texts: list[str] = []
         for path in sorted(SEEDS_DIR.glob("*.txt")):
             paragraphs = [p.strip() for p in path.read_text().split("\n\n") if p.strip()]
-            texts += [_SPACE.sub(" ", p) for p in paragraphs[1:]]  # first paragraph: the title line
+            texts += [" ".join(p.split()) for p in paragraphs[1:]]  # first paragraph: the title line
         return Corpus(name, texts, None)
     import pandas as pd
 
@@ -120,26 +118,6 @@ def embeddings_for(corpus: Corpus, progress: bool = False) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # kNN graph and UMAP (cached)
 # --------------------------------------------------------------------------------------------
-
-
-def exact_knn(x: np.ndarray, k: int, block: int = 2048) -> tuple[np.ndarray, np.ndarray]:
-    """Exact cosine kNN of L2-normalised rows, self first: int32 and float32 ``(n, k)``."""
-    n = len(x)
-    k = min(k, n)
-    idx = np.empty((n, k), dtype=np.int32)
-    dist = np.empty((n, k), dtype=np.float32)
-    for start in range(0, n, block):
-        sims = x[start : start + block] @ x.T
-        rows = np.arange(len(sims))
-        sims[rows, start + rows] = 2.0
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        ps = np.take_along_axis(sims, part, axis=1)
-        order = np.argsort(-ps, axis=1, kind="stable")
-        idx[start : start + block] = np.take_along_axis(part, order, axis=1)
-        best = np.take_along_axis(ps, order, axis=1)
-        best[:, 0] = 1.0
-        dist[start : start + block] = np.clip(1.0 - best, 0.0, 2.0)
-    return idx, dist
 
 
 def run_umap(
@@ -243,25 +221,20 @@ class ClusteringDefaults:
 
 
 def params_for_size(n: int) -> ClusteringDefaults:
-    """The recommended defaults for n papers (evidence: benchmarks/results/clustering-tuning.md)."""
-    mcs = max(2, round(math.sqrt(n) / 5))
+    """The pipeline's HDBSCAN defaults for n papers (``pipeline.cluster.resolve_params``)."""
+    p = resolve_params(ClusterParams(method="hdbscan"), n)
     return ClusteringDefaults(
         n_neighbors=neighbours_for(n),
-        min_cluster_size=mcs,
-        min_samples=max(1, round(mcs / 2)),
-        n_topics=target_topics(n),
-        smooth_k=min(15, mcs - 1) if mcs > 2 else 0,
+        min_cluster_size=p.min_cluster_size,
+        min_samples=p.min_samples,
+        n_topics=p.n_topics,
+        smooth_k=p.smooth_k,
     )
 
 
 def neighbours_for(n: int) -> int:
-    """UMAP n_neighbors: about n/600, between 15 and 30 (capped at n - 1 by the caller)."""
-    return int(min(30, max(15, round(n / 600))))
-
-
-def target_topics(n: int) -> int:
-    """Number of topics to merge down to: sqrt(n)/2.3, at least min(6, n/6)."""
-    return int(max(1, round(math.sqrt(n) / 2.3), min(6, n // 6)))
+    """UMAP n_neighbors as the pipeline resolves it (``pipeline.reduce.neighbours_for``)."""
+    return pipeline_neighbours_for(n, UmapParams())
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,15 +270,6 @@ def hdbscan_labels(points: np.ndarray, *, mcs: int, ms: int | None, sel: str, ep
     )
     labels = model.fit_predict(points).astype(np.int64)
     return labels, model
-
-
-def centroids(labels: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ids = np.array(sorted(set(labels.tolist()) - {-1}), dtype=np.int64)
-    if not len(ids):
-        return ids, np.zeros((0, x.shape[1]), dtype=np.float32)
-    onehot = (labels[None, :] == ids[:, None]).astype(np.float32)
-    vec = onehot @ x / onehot.sum(axis=1, keepdims=True)
-    return ids, vec / np.clip(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12, None)
 
 
 def reassign(labels: np.ndarray, x: np.ndarray, rule: str, *, points=None, model=None, k: int = 15) -> np.ndarray:
@@ -368,43 +332,30 @@ _KNN_CACHE: dict[int, np.ndarray] = {}
 
 
 def smooth(labels: np.ndarray, x: np.ndarray, k: int, knn: np.ndarray | None = None) -> np.ndarray:
-    """One round of majority vote over each paper and its k nearest neighbours (cosine, embedding
-    space; ``knn`` (n, >k) with self first, e.g. UMAP's graph); outliers (-1) neither vote nor
-    change; ties go to the smaller topic id."""
-    import scipy.sparse as sp
-
+    """The pipeline's smoothing (``pipeline.cluster.smooth``) on the exact kNN graph of ``x``
+    (computed once per corpus) unless ``knn`` is given."""
     if knn is None:
         key = id(x)
         if key not in _KNN_CACHE or _KNN_CACHE[key].shape[1] < k + 1:
             _KNN_CACHE.clear()
             _KNN_CACHE[key] = exact_knn(x, max(k + 1, 31))[0]
         knn = _KNN_CACHE[key]
-    n = len(labels)
-    nb = labels[knn[:, : k + 1]]
-    valid = (nb >= 0).ravel()
-    rows = np.repeat(np.arange(n), nb.shape[1])[valid]
-    votes = sp.coo_matrix((np.ones(valid.sum()), (rows, nb.ravel()[valid])), shape=(n, labels.max() + 1))
-    out = np.asarray(votes.toarray().argmax(axis=1), dtype=np.int64)
-    out[labels == -1] = -1
-    return out
+    return pipeline_smooth(labels, knn, k)
 
 
 def merge_to(labels: np.ndarray, x: np.ndarray, k: int, how: str = "average") -> np.ndarray:
     """Merge clusters until k remain: agglomerative over cluster centroids (cosine average
     linkage, or size-weighted Ward on centroids with how="ward")."""
+    if how != "ward":
+        return pipeline_merge_to(labels, x, k)
     ids, vec = centroids(labels, x)
     if len(ids) <= k:
         return labels
-    from sklearn.cluster import AgglomerativeClustering
+    # Ward between whole clusters (centroid + size), not between centroids as points.
+    from scipy.cluster.hierarchy import fcluster
 
-    if how == "ward":
-        # Ward between whole clusters (centroid + size), not between centroids as points.
-        from scipy.cluster.hierarchy import fcluster
-
-        sizes = np.array([(labels == c).sum() for c in ids], dtype=float)
-        groups = fcluster(_weighted_ward(vec, sizes), k, criterion="maxclust") - 1
-    else:
-        groups = AgglomerativeClustering(n_clusters=k, metric="cosine", linkage="average").fit_predict(vec)
+    sizes = np.array([(labels == c).sum() for c in ids], dtype=float)
+    groups = fcluster(_weighted_ward(vec, sizes), k, criterion="maxclust") - 1
     mapping = dict(zip(ids.tolist(), np.asarray(groups).tolist(), strict=True))
     return np.array([mapping.get(int(c), -1) for c in labels], dtype=np.int64)
 

@@ -394,7 +394,11 @@ def _pool_terms(terms: pd.DataFrame, target: dict[int, int]) -> pd.DataFrame:
         ctfidf=("ctfidf", "max"), count=("count", "sum"), p_corpus=("p_corpus", "first")
     )
     out["p_topic"] = out["count"] / out["topic"].map(pooled_total).clip(lower=1)
-    return out[terms.columns.tolist()].sort_values(["topic", "ctfidf"], ascending=[True, False]).reset_index(drop=True)
+    return (
+        out[terms.columns.tolist()]
+        .sort_values(["topic", "ctfidf", "term"], ascending=[True, False, True], kind="stable")
+        .reset_index(drop=True)
+    )
 
 
 def _topic_years(papers: pd.DataFrame) -> pd.DataFrame:

@@ -35,7 +35,9 @@ TOPIC_COLUMNS = {
         "Reassigned", help="papers clustering left out and placed in this topic"
     ),
     "stability": st.column_config.NumberColumn(
-        "Stability", format="%.2f", help="how well clusterings with other UMAP seeds reproduce the topic (0-1)"
+        "Stability",
+        format="%.2f",
+        help="how well clusterings of random 90% samples of the papers, each with its own seed, find the topic again (0-1)",
     ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
@@ -75,7 +77,13 @@ def topic_metrics(row: pd.Series) -> None:
         ("Growth", num(row["growth"], "+.2f"), "change in share per year, percentage points (least squares)"),
     ]
     if row["stability"] == row["stability"]:
-        items.append(("Stability", num(row["stability"], ".2f"), "best overlap with the topics of other seeds, 0-1"))
+        items.append(
+            (
+                "Stability",
+                num(row["stability"], ".2f"),
+                "best overlap with the topics of clusterings of 90% samples, 0-1",
+            )
+        )
     for column, (label, value, help_text) in zip(st.columns(len(items)), items, strict=True):
         column.metric(label, value, help=help_text)
 
@@ -85,9 +93,10 @@ def stability_note(corpus: Corpus) -> str:
     info = corpus.manifest.get("stability") or {}
     if "stability" in corpus.topics and corpus.topics["stability"].notna().any():
         return (
-            f"*Stability*: the best overlap (Jaccard) of each topic with the topics of {info.get('runs', 2)} "
-            "clusterings that differ only in their random seed; below about 0.5 the topic is one way among "
-            "several to cut that region."
+            f"*Stability*: the mean best overlap (Jaccard, over the papers each run kept) of each topic with the "
+            f"topics of {info.get('runs', 2)} clusterings that each leave out a random 10% of the papers and use "
+            "their own random seed; below about 0.5 the topic is one way among several to cut that region, "
+            "or it rests on a few papers."
         )
     reason = str(info.get("computed", "off"))
     return f"*Stability* was not measured for this build ({text.plain(reason)})."
@@ -170,7 +179,7 @@ def distributions(ctx: shell.Context) -> None:
         left,
         name=figures.image_name(corpus.name, "keywords"),
     )
-    table = analysis.topic_table(corpus, ctx.mask).sort_values("shown", ascending=False).head(25)
+    table = analysis.topic_table(corpus, ctx.mask).sort_values("shown", ascending=False, kind="stable").head(25)
     names = [f"{t} · {lab}" for t, lab in zip(table["topic"], table["label"], strict=True)]
     chart(
         figures.distribution_bars(

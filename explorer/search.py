@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from pipeline import place
+from pipeline.ranking import top_k
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
@@ -119,8 +120,7 @@ def semantic_search(corpus: Corpus, vector: np.ndarray, *, mask: np.ndarray | No
     k = min(k, int(np.isfinite(sims).sum()))
     if k <= 0:
         return _empty()
-    top = np.argpartition(-sims, k - 1)[:k]
-    top = top[np.argsort(-sims[top], kind="stable")]
+    top = top_k(sims, k)  # ties by row
     return Hits(top.astype(np.int64), sims[top], np.zeros(len(top), dtype=bool))
 
 

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, incremental, schema, writer
-from pipeline.cluster import CLUSTER_VERSION, cluster
+from pipeline.cluster import CLUSTER_VERSION, cluster, uses_projection
 from pipeline.config import BuildConfig
 from pipeline.embed import (
     EMBED_VERSION,
@@ -107,7 +107,7 @@ class BuildSummary:
         ]
         if self.stability is not None:
             out.append(
-                f"  stability: {self.stability:.2f} (mean over topics of the best overlap with the topics of other UMAP seeds)"
+                f"  stability: {self.stability:.2f} (mean over topics of the best overlap with the topics of runs on 90% samples)"
             )
         if self.placed:
             out.append(f"  {self.placed:,} new papers placed into the existing topics (--refit to refit all)")
@@ -391,7 +391,7 @@ def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_k
     """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists."""
     digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
     digest.update(json.dumps(asdict(config.umap), sort_keys=True).encode())
-    digest.update(str(REDUCE_VERSION).encode())
+    digest.update(f"{REDUCE_VERSION}-{uses_projection(config.cluster)}".encode())
     cache = StageCache(artifacts.cache_dir(root))
     entry = f"reduce-{digest.hexdigest()[:20]}"
     folder = cache.get(entry)
@@ -406,7 +406,7 @@ def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_k
     knn = shared_knn(embeddings, config.umap)
     if on_knn:
         on_knn(knn)
-    projection = reduce(embeddings, config.umap, knn=knn)
+    projection = reduce(embeddings, config.umap, knn=knn, with_cluster=uses_projection(config.cluster))
     cache.put(entry, projection.save)
     return projection, False
 
@@ -450,7 +450,7 @@ def _fit_full_with(job, papers, embeddings, config: BuildConfig, root, embedder,
             config.represent,
             embedder,
         )
-    quality = f"stability across {len(job.seeds)} other UMAP seeds" if job.seeds else "no stability"
+    quality = f"stability across {len(job.seeds)} runs on 90% samples" if job.seeds else "no stability"
     with run.stage("trends", f"Computing trends and topic quality ({quality})") as clock:
         started = time.perf_counter()
         others = job.runs()

@@ -85,7 +85,9 @@ def make_parser() -> argparse.ArgumentParser:
     m.add_argument("--threads", type=int, help="embedding threads (default: all cores)")
     m.add_argument("--seed", type=int, help="random seed for UMAP (default 42)")
     m.add_argument(
-        "--cluster-method", choices=["auto", "hdbscan", "agglomerative"], help="clustering method (default auto)"
+        "--cluster-method",
+        choices=["auto", "graph", "ward", "hdbscan", "agglomerative"],
+        help="clustering method (default auto)",
     )
     m.add_argument("--min-cluster-size", type=int, help="smallest topic (default adapts to corpus size)")
     m.add_argument("--topics", type=int, dest="n_topics", help="target number of topics (default adapts)")

@@ -1,7 +1,16 @@
-"""Clustering of the UMAP projection into topics, with parameters that adapt to corpus size.
+"""Clustering of the papers into topics, with parameters that adapt to corpus size.
 
-BERTopic receives these labels in its manual mode (``BaseCluster`` + ``y=labels``) and renumbers
-them by size; the renumbered ids are the canonical ones (see ``pipeline/represent.py``).
+The default ("graph") clusters the shared cosine kNN graph, not a UMAP projection: Leiden finds
+small communities ("micro topics") on the shared-nearest-neighbour graph, ``runs`` times with
+different seeds; the communities the runs agree on are merged into topics by how often the runs'
+own merged topics put their papers together (evidence accumulation), so one unlucky run cannot
+move a topic. Every weight is an integer count and every tie is broken by index, so the same
+papers give the same topics on any processor; UMAP is only used for the map. The UMAP + HDBSCAN
+clustering of earlier versions stays available as ``method="hdbscan"``. Measured in
+benchmarks/results/stability.md.
+
+BERTopic receives these labels in its manual mode (``BaseCluster`` + ``y=labels``); they are
+numbered by size already (:func:`canonical_labels`), which BERTopic's stable sort keeps.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ import numpy as np
 from pipeline.config import ClusterParams
 
 #: Bump when the clustering's output for the same inputs and params changes.
-CLUSTER_VERSION = 2
+CLUSTER_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -22,6 +31,9 @@ class ResolvedClusterParams:
     """``ClusterParams`` with every size-dependent value filled in (stored in the manifest)."""
 
     method: str
+    seed: int
+    resolution: float
+    runs: int
     min_cluster_size: int
     min_samples: int
     selection: str
@@ -41,10 +53,30 @@ def target_topics(n: int) -> int:
     return int(max(1, round(math.sqrt(n) / 2.3), min(6, n // 6)))
 
 
-#: Below this many papers "auto" clusters with Ward instead of HDBSCAN: density estimates from a
-#: few dozen points are noise (on the 38 NeurIPS 2026 abstracts HDBSCAN + merging put 22 papers in
-#: one topic; Ward on the same projection gives six topics of 5-8 papers that read as fields).
-AUTO_HDBSCAN_MIN = 500
+#: A paper is a core member of its micro topic when at least this share of its graph neighbours
+#: are in the same micro topic; the others ("border" papers, flagged in ``raw_outlier``) neither
+#: shape the micro topics' centroids nor vote in the merge, and join their nearest topic last.
+CORE_SHARE = 0.5
+
+#: Leiden iterations per run (each iteration refines until no paper moves; a bound, not a target:
+#: on tiny graphs an unbounded run can cycle).
+LEIDEN_ITERATIONS = 10
+
+
+#: Below this many papers "auto" clusters with Ward on the embeddings themselves: a graph of a few
+#: hundred papers has too few papers per micro topic for the consensus merge (on the 38 NeurIPS
+#: 2026 abstracts Ward gives six topics of 4-9 papers that read as fields), and Ward has no seed.
+AUTO_GRAPH_MIN = 500
+
+#: Micro topics per target topic that the graph clustering's Leiden resolution is calibrated for
+#: (measured, ten seeds: 2.6 gave ICML 2024 stability 0.86 against 0.69 for 3.5 and 4.5; 3.5 gave
+#: IJCAI +0.007 NMI and +0.013 ARI; benchmarks/results/stability.md).
+MICRO_PER_TOPIC = 2.6
+
+
+def uses_projection(params: ClusterParams) -> bool:
+    """Whether the clustering needs a UMAP projection (only the HDBSCAN method does)."""
+    return params.method == "hdbscan"
 
 
 def resolve_params(params: ClusterParams, n: int) -> ResolvedClusterParams:
@@ -52,16 +84,19 @@ def resolve_params(params: ClusterParams, n: int) -> ResolvedClusterParams:
 
     HDBSCAN looks for small dense "micro" topics (``min_cluster_size`` about sqrt(n)/5), which
     are then merged down to :func:`target_topics`; see benchmarks/results/clustering-tuning.md.
-    ``method="auto"`` uses Ward for corpora under ``AUTO_HDBSCAN_MIN`` papers.
+    ``method="auto"`` is the graph clustering.
     """
     mcs = params.min_cluster_size or max(2, round(math.sqrt(n) / 5))
     ms = params.min_samples or max(1, round(mcs / 2))
     smooth = params.smooth_k if params.smooth_k is not None else (min(15, mcs - 1) if mcs > 2 else 0)
     method = params.method
     if method == "auto":
-        method = "hdbscan" if n >= AUTO_HDBSCAN_MIN else "agglomerative"
+        method = "graph" if n >= AUTO_GRAPH_MIN else "ward"
     return ResolvedClusterParams(
         method=method,
+        seed=int(params.seed),
+        resolution=float(params.resolution or 0.0),
+        runs=max(1, int(params.runs)),
         min_cluster_size=int(mcs),
         min_samples=int(ms),
         selection=params.selection,
@@ -152,7 +187,8 @@ def smooth(labels: np.ndarray, knn: np.ndarray, k: int) -> np.ndarray:
 
     Args:
         labels: int ``(n,)``; outliers (-1) neither vote nor change.
-        knn: int ``(n, >k)`` neighbour indices in embedding space, self first (the reduce stage's).
+        knn: int ``(n, >k)`` neighbour indices in embedding space, self first (the reduce stage's);
+            ``-1`` marks a missing neighbour.
         k: neighbours that vote. Ties go to the smaller topic id.
     """
     from scipy import sparse
@@ -161,7 +197,8 @@ def smooth(labels: np.ndarray, knn: np.ndarray, k: int) -> np.ndarray:
     k = min(k, knn.shape[1] - 1)
     if k < 1 or labels.max(initial=-1) < 0:
         return labels
-    votes_for = labels[knn[:, : k + 1]]
+    near = knn[:, : k + 1]
+    votes_for = np.where(near >= 0, labels[near], -1)
     valid = (votes_for >= 0).ravel()
     rows = np.repeat(np.arange(n), votes_for.shape[1])[valid]
     votes = sparse.csr_matrix(
@@ -173,27 +210,37 @@ def smooth(labels: np.ndarray, knn: np.ndarray, k: int) -> np.ndarray:
 
 
 def cluster(
-    points: np.ndarray, embeddings: np.ndarray, params: ClusterParams, knn: np.ndarray | None = None
+    points: np.ndarray | None, embeddings: np.ndarray, params: ClusterParams, knn: np.ndarray | None = None
 ) -> Clustering:
-    """Cluster the projected papers.
+    """Cluster the papers into topics.
 
-    HDBSCAN finds dense micro topics in the projection; they are merged (average linkage on the
-    cosine of their mean embeddings) down to the target count; papers HDBSCAN left out go to the
-    most similar merged topic (flagged in ``raw_outlier``); one round of kNN majority vote smooths
-    the borders. Measured against alternatives in benchmarks/results/clustering-tuning.md.
+    ``graph`` (the default, see :func:`graph_topics`): consensus micro topics of the kNN graph,
+    merged by the agreement of ``runs`` Leiden runs. ``hdbscan``: dense micro topics in the UMAP
+    projection, merged by average linkage on the cosine of their mean embeddings. In both, papers
+    left out (border papers, HDBSCAN's noise) go to the most similar merged topic (flagged in
+    ``raw_outlier``) and one round of kNN majority vote smooths the borders. Measured against
+    alternatives in benchmarks/results/stability.md and clustering-tuning.md.
 
     Args:
-        points: float32 ``(n, d)`` UMAP projection for clustering.
+        points: float32 ``(n, d)`` UMAP projection (``hdbscan`` and ``agglomerative`` only; None
+            for ``graph``, which does not use it).
         embeddings: float32 ``(n, dim)`` normalised embeddings (centroids for outliers and merging).
         params: clustering settings; size-dependent ones are resolved from ``n``.
-        knn: int ``(n, k)`` nearest neighbours in embedding space, self first (for smoothing).
+        knn: int ``(n, k)`` nearest neighbours in embedding space, self first (the graph, and
+            smoothing).
     """
-    n = len(points)
+    n = len(embeddings)
     p = resolve_params(params, n)
     if n < 3:
         labels = np.zeros(n, dtype=np.int64)
         return Clustering(labels, np.zeros(n, dtype=bool), p)
-    if p.method == "agglomerative":
+    if p.method == "graph":
+        if knn is None:
+            raise ValueError("the graph clustering needs the kNN graph (knn)")
+        labels = graph_topics(knn, embeddings, p)
+    elif p.method == "ward":
+        labels = _agglomerative(embeddings, max(1, min(p.n_topics, n)))
+    elif p.method == "agglomerative":
         labels = _agglomerative(points, max(1, min(p.n_topics, n)))
     elif p.method == "hdbscan":
         labels = _hdbscan(points, p)
@@ -201,10 +248,184 @@ def cluster(
             labels = np.zeros(n, dtype=np.int64)
         labels = merge_to(labels, embeddings, p.n_topics)
     else:
-        raise ValueError(f"unknown clustering method {p.method!r}: use hdbscan or agglomerative")
+        raise ValueError(f"unknown clustering method {p.method!r}: use auto, graph, ward, hdbscan or agglomerative")
     raw_outlier = labels == -1
     if p.reassign_outliers:
         labels = reassign_outliers(labels, embeddings)
     if p.smooth_k and knn is not None:
         labels = smooth(labels, knn, p.smooth_k)
-    return Clustering(labels, raw_outlier, p)
+    return Clustering(canonical_labels(labels), raw_outlier, p)
+
+
+def canonical_labels(labels: np.ndarray) -> np.ndarray:
+    """Renumber topics 0, 1, ... by size, largest first; equal sizes by their first paper (row).
+
+    The same partition then always gets the same ids, whatever order the algorithm found the
+    topics in; ``-1`` stays ``-1``.
+    """
+    labels = np.asarray(labels, dtype=np.int64)
+    ids, first, sizes = np.unique(labels, return_index=True, return_counts=True)
+    keep = ids != -1
+    ids, first, sizes = ids[keep], first[keep], sizes[keep]
+    order = np.lexsort((first, -sizes))
+    lookup = np.full(int(ids.max(initial=-1)) + 2, -1, dtype=np.int64)
+    lookup[ids[order]] = np.arange(len(ids))
+    return np.where(labels == -1, -1, lookup[labels])
+
+
+# --------------------------------------------------------------------------------------------
+# Clustering the kNN graph
+# --------------------------------------------------------------------------------------------
+
+
+def snn_edges(knn: np.ndarray, chunk: int = 100_000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kNN graph as undirected edges weighted by shared neighbours.
+
+    An edge joins two papers when either is among the other's nearest neighbours; its weight is
+    the number of papers in both neighbour lists (each list holding the paper itself), an integer
+    between 1 and k + 1. Counts rather than cosine similarities: they are exact on every machine,
+    and they discount "hub" papers close to everything.
+
+    Args:
+        knn: int ``(n, k + 1)`` neighbour indices, self first; ``-1`` marks a missing neighbour.
+
+    Returns:
+        ``(a, b, w)``: int64 ends (``a < b``, each pair once, sorted) and float64 weights.
+    """
+    n, width = knn.shape
+    src = np.repeat(np.arange(n, dtype=np.int64), width - 1)
+    dst = knn[:, 1:].astype(np.int64).ravel()
+    keep = (src != dst) & (dst >= 0)
+    key = np.unique(np.minimum(src[keep], dst[keep]) * n + np.maximum(src[keep], dst[keep]))
+    a, b = key // n, key % n
+    w = np.empty(len(a), dtype=np.float64)
+    for s in range(0, len(a), chunk):
+        ra, rb = knn[a[s : s + chunk]], knn[b[s : s + chunk]]
+        w[s : s + chunk] = ((ra[:, :, None] == rb[:, None, :]) & (ra[:, :, None] >= 0)).sum(axis=(1, 2))
+    return a, b, w
+
+
+class _Graph:
+    """An igraph graph of the edges, built once for all Leiden runs."""
+
+    def __init__(self, n: int, edges: tuple[np.ndarray, np.ndarray, np.ndarray]):
+        import igraph as ig
+
+        self.n = n
+        self.graph = ig.Graph(n=n, edges=np.column_stack(edges[:2]))
+        self.weights = edges[2].tolist()
+
+    def leiden(self, resolution: float, seed: int, weights: list[float] | None = None) -> np.ndarray:
+        """One Leiden run (modularity with ``resolution``), seeded; int64 community per paper."""
+        import random
+
+        import igraph as ig
+
+        ig.set_random_number_generator(random.Random(seed))
+        try:
+            part = self.graph.community_leiden(
+                objective_function="modularity",
+                weights=self.weights if weights is None else weights,
+                resolution=resolution,
+                n_iterations=LEIDEN_ITERATIONS,
+            )
+        finally:
+            ig.set_random_number_generator(random)
+        return np.asarray(part.membership, dtype=np.int64)
+
+
+def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterParams) -> np.ndarray:
+    """Topics from the kNN graph; border papers are ``-1`` (the caller places them).
+
+    1. ``p.runs`` Leiden runs (modularity at ``p.resolution``, seeds from ``p.seed``) on the
+       shared-neighbour graph (:func:`snn_edges`) find micro topics, about 2-3 times as many as
+       the target.
+    2. Consensus micro topics: Leiden once more, on the same edges weighted by how many runs put
+       both ends together.
+    3. In each run and in the consensus, papers with fewer than ``CORE_SHARE`` of their
+       neighbours in their own micro topic are border papers: left out of the merge.
+    4. Each run's micro topics are merged to ``p.n_topics`` (average linkage on the cosine of their
+       mean embeddings, :func:`merge_to`); the consensus micro topics are then merged by average
+       linkage on how often those runs put their papers in one topic (evidence accumulation).
+    """
+    n = len(knn)
+    a, b, w = snn_edges(knn)
+    graph = _Graph(n, (a, b, w))
+    resolution = p.resolution or calibrated_resolution(graph, p)
+    runs = [graph.leiden(resolution, _run_seed(p.seed, r)) for r in range(p.runs)]
+    if len(runs) == 1:
+        consensus = runs[0]
+    else:
+        together = sum((r[a] == r[b]).astype(np.float64) for r in runs)
+        consensus = graph.leiden(resolution, _run_seed(p.seed, p.runs), (w * together).tolist())
+    micro = _core(consensus, knn)
+    if (micro == -1).all():  # no paper has most of its neighbours in its community: keep them all
+        micro = consensus
+    if len(runs) == 1:
+        return merge_to(micro, embeddings, p.n_topics)
+    finals = [reassign_outliers(merge_to(_core(r, knn), embeddings, p.n_topics), embeddings) for r in runs]
+    return merge_by_agreement(micro, finals, p.n_topics)
+
+
+def calibrated_resolution(graph: _Graph, p: ResolvedClusterParams) -> float:
+    """Leiden's resolution for about ``MICRO_PER_TOPIC`` micro topics per target topic.
+
+    One run at a first guess (6 up to 3,000 papers, growing as n^0.45: 9.8 at 9,800 papers, 13 at
+    18,700; measured on the shared corpora) counts the communities; the number of communities
+    grows about as resolution^0.7 (measured on IJCAI, ICML, ICLR and NeurIPS), which gives the
+    resolution that hits the wanted count. Deterministic: the run is seeded.
+    """
+    guess = 6.0 * max(1.0, graph.n / 3_000) ** 0.45
+    found = len(np.unique(graph.leiden(guess, _run_seed(p.seed, 999))))
+    wanted = MICRO_PER_TOPIC * p.n_topics
+    return float(np.clip(guess * (wanted / max(found, 1)) ** (1 / 0.7), 0.5, 1_000.0))
+
+
+def _run_seed(seed: int, run: int) -> int:
+    return int(seed) * 1_000 + run
+
+
+def _core(labels: np.ndarray, knn: np.ndarray) -> np.ndarray:
+    """``labels`` with border papers (fewer than CORE_SHARE of their neighbours alike) set to -1."""
+    near = knn[:, 1:]
+    valid = near >= 0
+    alike = ((labels[near] == labels[:, None]) & valid).sum(axis=1)
+    return np.where(alike >= CORE_SHARE * np.maximum(valid.sum(axis=1), 1), labels, -1)
+
+
+def merge_by_agreement(micro: np.ndarray, finals: list[np.ndarray], k: int) -> np.ndarray:
+    """Merge micro topics into ``k`` topics by how often other clusterings put their papers together.
+
+    The agreement of micro topics A and B is the mean over ``finals`` of the probability that a
+    paper drawn from A and one drawn from B share a topic there; average linkage on
+    ``1 - agreement`` merges them (micro topics are few, so the matrix is small).
+
+    Args:
+        micro: int ``(n,)`` micro topic per paper, ``-1`` for none.
+        finals: int ``(n,)`` complete clusterings (no ``-1``) of the same papers.
+        k: topics wanted (no merge when there are no more micro topics than that).
+    """
+    from scipy import sparse
+    from sklearn.cluster import AgglomerativeClustering
+
+    ids = np.unique(micro[micro != -1])
+    if len(ids) <= k:
+        return micro
+    inlier = np.flatnonzero(micro != -1)
+    rows = np.searchsorted(ids, micro[inlier])
+    member = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(micro)))
+    member = sparse.diags(1.0 / np.asarray(member.sum(axis=1)).ravel()) @ member
+    agreement = np.zeros((len(ids), len(ids)))
+    for final in finals:
+        onehot = sparse.csr_matrix(
+            (np.ones(len(final)), (np.arange(len(final)), final)), shape=(len(final), int(final.max()) + 1)
+        )
+        share = (member @ onehot).toarray()  # (micro, topic): share of A's papers in each topic
+        agreement += share @ share.T
+    distance = 1.0 - agreement / len(finals)
+    np.fill_diagonal(distance, 0.0)
+    groups = AgglomerativeClustering(n_clusters=k, metric="precomputed", linkage="average").fit_predict(distance)
+    lookup = np.full(len(micro), -1, dtype=np.int64)
+    out = lookup.copy()
+    out[inlier] = np.asarray(groups, dtype=np.int64)[rows]
+    return out

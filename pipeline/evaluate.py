@@ -192,12 +192,17 @@ def binary_doc_term(
     return sp.csr_array(matrix, dtype=np.int8), vocab
 
 
+#: Label of a document a run did not cluster (left out of its sample): never compared.
+ABSENT = -2
+
+
 def stability(assignments: Sequence[np.ndarray]) -> float:
     """Mean adjusted Rand index over all pairs of assignments of the same documents.
 
     Args:
         assignments: two or more ``(n,)`` label arrays (e.g. one per random seed). Outliers are
-            compared as one more cluster.
+            compared as one more cluster; a pair of runs is compared over the documents both
+            clustered (not :data:`ABSENT` in either).
 
     Raises:
         ValueError: fewer than two assignments, or of different lengths.
@@ -209,21 +214,27 @@ def stability(assignments: Sequence[np.ndarray]) -> float:
     lengths = {len(a) for a in assignments}
     if len(lengths) != 1:
         raise ValueError(f"assignments have different lengths: {sorted(lengths)}")
-    pairs = itertools.combinations(assignments, 2)
-    return float(np.mean([adjusted_rand_score(np.asarray(a), np.asarray(b)) for a, b in pairs]))
+    scores = []
+    for a, b in itertools.combinations(assignments, 2):
+        a, b = np.asarray(a), np.asarray(b)
+        both = (a != ABSENT) & (b != ABSENT)
+        scores.append(adjusted_rand_score(a[both], b[both]))
+    return float(np.mean(scores))
 
 
 def topic_stability(labels: np.ndarray, others: Sequence[np.ndarray]) -> dict[int, float]:
     """How well each topic is reproduced by other clusterings of the same documents.
 
     For topic ``t`` of ``labels`` and each other run, the best Jaccard overlap
-    ``|t & u| / |t | u|`` with any topic ``u`` of that run (``-1`` never matches); the topic's
-    score is the mean over the runs: 1.0 when every run has exactly this topic, near 0 when its
-    papers are scattered over many topics.
+    ``|t & u| / |t | u|`` with any topic ``u`` of that run (``-1`` never matches), over the
+    documents that run clustered (not :data:`ABSENT`); the topic's score is the mean over the runs:
+    1.0 when every run has exactly this topic, near 0 when its papers are scattered over many
+    topics.
 
     Args:
         labels: ``(n,)`` topic per document (``-1`` for none: gets no score).
-        others: ``(n,)`` label arrays of other runs (e.g. other seeds).
+        others: ``(n,)`` label arrays of other runs (e.g. other seeds, or runs on samples of the
+            documents with ``ABSENT`` for those left out).
 
     Returns:
         topic id -> score in [0, 1]; NaN for every topic when ``others`` is empty.
@@ -235,16 +246,16 @@ def topic_stability(labels: np.ndarray, others: Sequence[np.ndarray]) -> dict[in
     if not others:
         return {int(t): math.nan for t in topics}
     row = {t: i for i, t in enumerate(topics)}
-    inlier = labels != -1
-    a_rows = np.array([row[t] for t in labels[inlier].tolist()], dtype=np.int64)
-    size_a = np.bincount(a_rows, minlength=len(topics)).astype(np.float64)
     scores = np.zeros(len(topics))
     for other in others:
         other = np.asarray(other)
         if other.shape != labels.shape:
             raise ValueError(f"runs differ in length: {other.shape} vs {labels.shape}")
-        ok = inlier & (other != -1)
-        ids, b_cols = np.unique(other[other != -1], return_inverse=True)
+        inlier = (labels != -1) & (other != ABSENT)
+        a_rows = np.array([row[t] for t in labels[inlier].tolist()], dtype=np.int64)
+        size_a = np.bincount(a_rows, minlength=len(topics)).astype(np.float64)
+        ok = inlier & (other >= 0)
+        ids, b_cols = np.unique(other[other >= 0], return_inverse=True)
         size_b = np.bincount(b_cols, minlength=len(ids)).astype(np.float64)
         col = {int(u): j for j, u in enumerate(ids.tolist())}
         joint = sparse.coo_matrix(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.ranking import top_k
+
 #: Temperature of the softmax that turns paper-topic cosine similarities into a distribution.
 DISTRIBUTION_TEMPERATURE = 0.05
 
@@ -48,10 +50,8 @@ def nearest(vectors: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndar
     k = min(k, sims.shape[1] - (0 if exclude is None else 1))
     if k <= 0:
         return np.zeros((len(sims), 0), dtype=np.int64), np.zeros((len(sims), 0), dtype=np.float32)
-    part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-    part_sims = np.take_along_axis(sims, part, axis=1)
-    order = np.argsort(-part_sims, axis=1, kind="stable")
-    return np.take_along_axis(part, order, axis=1), np.take_along_axis(part_sims, order, axis=1)
+    best = top_k(sims, k)  # ties by row
+    return best, np.take_along_axis(sims, best, axis=1)
 
 
 def place_on_map(vectors: np.ndarray, corpus: np.ndarray, corpus_xy: np.ndarray, k: int = 10) -> np.ndarray:

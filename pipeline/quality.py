@@ -4,9 +4,11 @@
 runs with the measures of ``pipeline.evaluate``:
 
 * ``pipeline``: our own stages with the corpus's settings: the shared kNN graph
-  (``reduce.shared_knn``), the clustering projection for that seed (``reduce.cluster_projection``),
-  ``cluster.cluster``, and each topic's top terms by the c-TF-IDF the build computes
-  (``represent.ctfidf_words`` on ``vocab.doc_terms``);
+  (``reduce.shared_knn``), ``cluster.cluster`` with the seed (the graph clustering's Leiden seed;
+  for ``method="hdbscan"`` the UMAP seed of ``reduce.cluster_projection``), and each topic's top
+  terms by the c-TF-IDF the build computes (``represent.ctfidf_words`` on ``vocab.doc_terms``);
+  besides, per seed, the same stages on a random 90% of the papers (:func:`resampled_clustering`)
+  for the resampled stability;
 * ``bertopic``: vanilla BERTopic, default parameters (UMAP seeded), and ``bertopic_reduce``:
   the same fit followed by ``reduce_outliers``;
 * ``kmeans``: k-means on the embeddings with k = the number of labels (without labels: the number
@@ -18,6 +20,7 @@ report); progress goes to a callback.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -169,6 +172,7 @@ class Evaluation:
             ("NPMI", "npmi"),
             ("bad keywords", "bad_keywords"),
             ("stability", "stability"),
+            ("stability, 90% samples", "resampled_stability"),
             ("seconds", "seconds"),
         ]
         lines = ["| " + " | ".join(c for c, _ in cols) + " |", "|---" + "|---:" * (len(cols) - 1) + "|"]
@@ -221,7 +225,10 @@ def report_markdown(result: Evaluation, command: str = "") -> str:
         ' cluster; "clustered": only the papers the method clustered itself. Diversity: distinct terms among all'
         " topics' top 10; NPMI of the top 10 over document co-occurrence in this corpus; bad keywords: top-10 terms"
         " that are LaTeX, URL, number or stop-word fragments (all topics); stability: mean pairwise ARI between the"
-        " seeds' assignments; seconds: median per run (ours includes the kNN graph and term counts).",
+        " seeds' assignments (what the seed changes: our pipeline's Leiden runs, UMAP for BERTopic, the"
+        " initialisation for k-means and LDA); stability, 90% samples (our pipeline): the same between runs that"
+        " each cluster a different random 90% of the papers with their own seed, over the papers two runs"
+        " share; seconds: median per run (ours includes the kNN graph and term counts).",
     ]
     examples = [f"{r.name}: {', '.join(r.bad_examples)}" for r in result.results if r.bad_examples]
     if examples:
@@ -254,39 +261,89 @@ def _prepare(docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig) -
 
 
 def pipeline_run(embeddings: np.ndarray, config: BuildConfig, seed: int, shared: _Shared) -> Run:
-    """Our pipeline's clustering and keywords for one UMAP seed (the build's own stages)."""
-    from pipeline.cluster import cluster
-    from pipeline.reduce import cluster_projection
+    """Our pipeline's clustering and keywords for one seed (the build's own stages)."""
     from pipeline.represent import ctfidf_words
 
     start = time.perf_counter()
-    points = cluster_projection(embeddings, shared.knn, config.umap, seed=seed)
-    clustering = cluster(points, embeddings, config.cluster, knn=shared.knn[0])
+    clustering = _cluster_with_seed(embeddings, shared.knn, config, seed)
     words = ctfidf_words(clustering.labels, shared.dt, TOP_N)
     seconds = time.perf_counter() - start + shared.seconds
     topic_words = [[w for w, _ in words[t]] for t in sorted(words)]
     return Run(clustering.labels, ~clustering.raw_outlier & (clustering.labels != -1), topic_words, seconds)
 
 
+def _cluster_with_seed(embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, seed: int):
+    """``cluster.cluster`` as the build runs it, with ``seed`` for every random choice it makes."""
+    from pipeline.cluster import cluster, uses_projection
+    from pipeline.reduce import cluster_projection
+
+    params = dataclasses.replace(config.cluster, seed=seed)
+    points = cluster_projection(embeddings, knn, config.umap, seed=seed) if uses_projection(params) else None
+    return cluster(points, embeddings, params, knn=knn[0])
+
+
+#: Share of the papers each run of the resampled stability clusters.
+RESAMPLE_SHARE = 0.9
+
+
+def resampled_clustering(
+    embeddings: np.ndarray,
+    knn: tuple[np.ndarray, np.ndarray],
+    config: BuildConfig,
+    seed: int,
+    share: float = RESAMPLE_SHARE,
+) -> np.ndarray:
+    """Our clustering of a random ``share`` of the papers, with ``seed`` (sample and clustering).
+
+    The kNN graph is the corpus's, less the papers left out (their places in neighbour lists
+    become "missing", ``-1``); the number of topics is the whole corpus's, so that the runs are
+    comparable. Papers left out get :data:`pipeline.evaluate.ABSENT`.
+
+    Returns:
+        int ``(n,)``: topic per paper of the sample, ``ABSENT`` for the others.
+    """
+    from pipeline.cluster import resolve_params
+    from pipeline.evaluate import ABSENT
+
+    n = len(embeddings)
+    keep = np.sort(np.random.default_rng(seed).permutation(n)[: max(3, min(n, round(share * n)))])
+    config = dataclasses.replace(
+        config, cluster=dataclasses.replace(config.cluster, n_topics=resolve_params(config.cluster, n).n_topics)
+    )
+    labels = _cluster_with_seed(embeddings[keep], restrict_knn(knn, keep, n), config, seed).labels
+    out = np.full(n, ABSENT, dtype=np.int64)
+    out[keep] = labels
+    return out
+
+
+def restrict_knn(knn: tuple[np.ndarray, np.ndarray], keep: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The kNN graph of the papers ``keep`` (sorted rows of an ``n``-paper graph), renumbered.
+
+    Neighbours left out are dropped from each list; the lists keep their width, padded with ``-1``
+    (index) and ``inf`` (distance) at the end.
+    """
+    new = np.full(n, -1, dtype=np.int64)
+    new[keep] = np.arange(len(keep))
+    idx = new[knn[0][keep]]
+    dist = np.where(idx >= 0, knn[1][keep], np.inf).astype(np.float32)
+    order = np.argsort(idx < 0, axis=1, kind="stable")  # present neighbours first, in their order
+    return np.take_along_axis(idx, order, axis=1).astype(np.int32), np.take_along_axis(dist, order, axis=1)
+
+
 def seed_clusterings(
     embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, seeds: Sequence[int]
 ) -> tuple[list[np.ndarray], float]:
-    """Our clustering of the same papers with other UMAP seeds, for per-topic stability.
+    """The extra clusterings behind per-topic stability: one :func:`resampled_clustering` per seed.
 
-    The build's own stages and settings (the shared kNN graph, full UMAP epochs, ``cluster``);
-    only the seed differs. Runs in a separate process for large corpora (``pipeline/build.py``).
+    Each clusters a different random 90% of the papers with its own seed, with the build's own
+    stages and settings. Runs in a separate process for large corpora (``pipeline/build.py``).
 
     Returns:
-        One int ``(n,)`` label array per seed, and the seconds it took.
+        One int ``(n,)`` label array per seed (``ABSENT`` for papers a run left out), and the
+        seconds it took.
     """
-    from pipeline.cluster import cluster
-    from pipeline.reduce import cluster_projection
-
     start = time.perf_counter()
-    runs = []
-    for seed in seeds:
-        points = cluster_projection(embeddings, knn, config.umap, seed=seed)
-        runs.append(cluster(points, embeddings, config.cluster, knn=knn[0]).labels)
+    runs = [resampled_clustering(embeddings, knn, config, seed) for seed in seeds]
     return runs, time.perf_counter() - start
 
 
@@ -400,11 +457,14 @@ def evaluate(
 
     _warm_up(embeddings, config, order)
     shared = None
+    resampled: dict[int, np.ndarray] = {}
     for seed in seeds:
         if "pipeline" in results:
             if shared is None:
                 shared = _prepare(docs, embeddings, config)
             _attempt(results["pipeline"], seed, lambda s=seed, sh=shared: pipeline_run(embeddings, config, s, sh), say)
+            if not results["pipeline"].error and len(seeds) > 1:
+                resampled[seed] = resampled_clustering(embeddings, shared.knn, config, seed)
         if "bertopic" in results or "bertopic_reduce" in results:
             _attempt_pair(results, docs, embeddings, seed, say)
         if "kmeans" in results:
@@ -419,6 +479,8 @@ def evaluate(
     for r in results.values():
         if r.runs and not r.error:
             r.scores, r.per_seed, r.bad_examples = score_runs(r.runs, truth, reference)
+    if "pipeline" in results and len(resampled) > 1:
+        results["pipeline"].scores["resampled_stability"] = ev.stability(list(resampled.values()))
     notes = []
     if truth is not None:
         notes.append(f"{n_labels} labels; k-means and LDA use k = {k}")

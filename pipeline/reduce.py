@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.config import UmapParams
+from pipeline.ranking import top_k
 
 #: Bump when the reduction's output for the same inputs and params changes.
-REDUCE_VERSION = 2
+REDUCE_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,8 @@ class Projection:
     """UMAP output.
 
     Attributes:
-        cluster: float32 ``(n, params.cluster_dims)``, input of clustering.
+        cluster: float32 ``(n, params.cluster_dims)``, input of the HDBSCAN clustering; the map
+            itself when the clustering needs no projection (the graph clustering).
         map: float32 ``(n, 2)``, the topic map.
         knn_indices: int32 ``(n, k)`` cosine nearest neighbours (self first).
         knn_dists: float32 ``(n, k)`` their cosine distances.
@@ -71,11 +73,9 @@ def exact_knn(
         sims = x[start : start + block] @ x.T
         rows = np.arange(len(sims))
         sims[rows, start + rows] = 2.0  # self first even among exact duplicates
-        part = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        part_sims = np.take_along_axis(sims, part, axis=1)
-        order = np.argsort(-part_sims, axis=1, kind="stable")
-        indices[start : start + block] = np.take_along_axis(part, order, axis=1)
-        best = np.take_along_axis(part_sims, order, axis=1)
+        best_idx = top_k(sims, k)  # ties by row: the same graph on every machine
+        indices[start : start + block] = best_idx
+        best = np.take_along_axis(sims, best_idx, axis=1)
         best[:, 0] = 1.0
         dists[start : start + block] = np.clip(1.0 - best, 0.0, 2.0)
 
@@ -235,25 +235,37 @@ def cluster_projection(
     )
 
 
-def reduce(embeddings: np.ndarray, params: UmapParams, knn: tuple[np.ndarray, np.ndarray] | None = None) -> Projection:
-    """Project embeddings for clustering and for the map.
+def reduce(
+    embeddings: np.ndarray,
+    params: UmapParams,
+    knn: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    with_cluster: bool = True,
+) -> Projection:
+    """Project embeddings for the map and, when the clustering needs one, for clustering.
 
     Args:
         embeddings: float32 ``(n, dim)``, L2-normalised.
         params: UMAP settings; ``n_neighbors`` is capped at ``n - 1``.
         knn: ``shared_knn(embeddings, params)`` when the caller has it already.
+        with_cluster: compute the ``cluster_dims``-d clustering projection (the HDBSCAN method
+            clusters it); without it (the graph clustering, the default) ``Projection.cluster`` is
+            the 2-d map and one UMAP run is saved.
 
     Returns:
-        The two projections and the kNN graph they were built from.
+        The projections and the kNN graph they were built from.
     """
     n = len(embeddings)
     knn = shared_knn(embeddings, params) if knn is None else knn
-    cluster = cluster_projection(embeddings, knn, params)
     if n < params.min_points_for_umap:
-        return Projection(cluster, _normalise_map(_pca(embeddings, 2)), knn[0], knn[1])
+        map_2d = _normalise_map(_pca(embeddings, 2))
+        cluster = cluster_projection(embeddings, knn, params) if with_cluster else map_2d
+        return Projection(cluster, map_2d, knn[0], knn[1])
     k = min(neighbours_for(n, params), n - 1)
     map_2d = _umap(embeddings, (knn[0][:, :k], knn[1][:, :k]), dims=2, min_dist=params.min_dist_map, params=params)
-    return Projection(cluster, _normalise_map(map_2d), knn[0], knn[1])
+    map_2d = _normalise_map(map_2d)
+    cluster = cluster_projection(embeddings, knn, params) if with_cluster else map_2d
+    return Projection(cluster, map_2d, knn[0], knn[1])
 
 
 def _normalise_map(xy: np.ndarray) -> np.ndarray:

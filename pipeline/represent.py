@@ -44,6 +44,78 @@ class _Precomputed:
         return self.reduced if len(X) == len(self.reduced) else np.zeros((len(X), self.reduced.shape[1]))
 
 
+def _ranked_bertopic():
+    """BERTopic whose rankings break ties explicitly, so every machine gets the same topics' words.
+
+    BERTopic cuts each topic's top terms with ``argpartition`` and orders them with numpy's default
+    (unstable) sort, and orders topics of equal size with pandas' unstable sort; which of several
+    equal weights wins then depends on the processor's SIMD sort. Here the top terms are chosen by
+    weight, ties by column (our vocabulary is alphabetical), and a tie that BERTopic later sorts is
+    resolved by lowering each later member by one unit in the last place (the weights shown move by
+    about 1e-16); topics of equal size keep the order of their ids (``cluster.canonical_labels``).
+    """
+    from bertopic import BERTopic
+
+    class RankedBERTopic(BERTopic):
+        @staticmethod
+        def _top_n_idx_sparse(matrix, n: int) -> np.ndarray:
+            out = []
+            for lo, hi in zip(matrix.indptr[:-1], matrix.indptr[1:], strict=True):
+                cols, vals = matrix.indices[lo:hi], matrix.data[lo:hi]
+                best = cols[np.lexsort((cols, -vals))[:n]].tolist()
+                out.append(best + [None] * (n - len(best)))
+            return np.array(out, dtype=object)
+
+        @staticmethod
+        def _top_n_values_sparse(matrix, indices: np.ndarray) -> np.ndarray:
+            out = np.zeros(indices.shape, dtype=np.float64)
+            for row, cols in enumerate(indices):
+                previous = np.inf
+                for j, col in enumerate(cols):
+                    if col is None:
+                        continue
+                    value = float(matrix[row, col])
+                    if value > 0 and value >= previous:  # a tie: keep the chosen order strict
+                        value = float(np.nextafter(previous, -np.inf))
+                    out[row, j] = previous = value
+            return out
+
+        def _sort_mappings_by_frequency(self, documents: pd.DataFrame) -> pd.DataFrame:
+            self._update_topic_size(documents)
+            sizes = pd.DataFrame(sorted(self.topic_sizes_.items()), columns=["Old_Topic", "Size"])
+            sizes = sizes.sort_values("Size", ascending=False, kind="stable")
+            sizes = sizes[sizes.Old_Topic != -1]
+            mapping = {**{-1: -1}, **dict(zip(sizes.Old_Topic, range(len(sizes)), strict=True))}
+            self.topic_mapper_.add_mappings(mapping, topic_model=self)
+            documents.Topic = documents.Topic.map(mapping).fillna(documents.Topic).astype(int)
+            self._update_topic_size(documents)
+            return documents
+
+    return RankedBERTopic
+
+
+def _sorted_keybert():
+    """KeyBERTInspired that embeds its candidate words in sorted order.
+
+    BERTopic builds the candidate list with ``list(set(...))``, whose order changes with Python's
+    hash seed from one process to the next; the int8 encoder quantises each batch as a whole, so a
+    word's vector (and with it a label) depended on which words shared its batch.
+    """
+    from bertopic.representation import KeyBERTInspired
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    class SortedKeyBERTInspired(KeyBERTInspired):
+        def _extract_embeddings(self, topic_model, topics, representative_docs, repr_doc_indices, repr_embeddings=None):
+            if repr_embeddings is None:
+                repr_embeddings = topic_model._extract_embeddings(representative_docs, method="document", verbose=False)
+            topic_embeddings = [np.mean(repr_embeddings[i[0] : i[-1] + 1], axis=0) for i in repr_doc_indices]
+            vocab = sorted({word for words in topics.values() for word in words})
+            word_embeddings = topic_model._extract_embeddings(vocab, method="document", verbose=False)
+            return cosine_similarity(topic_embeddings, word_embeddings), vocab
+
+    return SortedKeyBERTInspired
+
+
 def make_backend(embed: Callable[[list[str]], np.ndarray]):
     """A BERTopic embedding backend over a function (the cached embedder in the pipeline)."""
     from bertopic.backend import BaseEmbedder
@@ -99,7 +171,7 @@ def _hierarchy(model, docs: list[str], n_topics: int) -> pd.DataFrame:
             "distance": h["Distance"].astype(float),
         }
     )
-    return out.sort_values("distance").reset_index(drop=True)
+    return out.sort_values(["distance", "parent_id"], kind="stable").reset_index(drop=True)
 
 
 def _topic_terms(
@@ -212,14 +284,13 @@ def fit_topics(
         params: representation settings.
         embed: embeds words and texts (cached) for KeyBERTInspired and MMR.
     """
-    from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
-    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+    from bertopic.representation import MaximalMarginalRelevance
     from bertopic.vectorizers import ClassTfidfTransformer
 
     logging.getLogger("BERTopic").setLevel(logging.WARNING)
     n = len(docs)
-    model = BERTopic(
+    model = _ranked_bertopic()(
         embedding_model=make_backend(embed),
         umap_model=_Precomputed(reduced),
         hdbscan_model=BaseCluster(),
@@ -228,7 +299,7 @@ def fit_topics(
         else make_vectorizer(ngram_range=params.ngram_range),
         ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
         representation_model={
-            "KeyBERT": KeyBERTInspired(top_n_words=params.top_n_words, nr_repr_docs=5, nr_candidate_words=40),
+            "KeyBERT": _sorted_keybert()(top_n_words=params.top_n_words, nr_repr_docs=5, nr_candidate_words=40),
             "MMR": MaximalMarginalRelevance(diversity=params.mmr_diversity, top_n_words=params.top_n_words),
         },
         top_n_words=params.top_n_words,

@@ -89,7 +89,7 @@ TOPIC_COLUMNS: dict[str, str] = {
     "n_reassigned": "papers that clustering left out and were placed in this topic",
     "coherence": "NPMI coherence of the top 10 keywords on the corpus",
     "growth": "change in share per year (least squares slope, percentage points), null without years",
-    "stability": "how well other UMAP seeds reproduce the topic: mean best Jaccard overlap, 0-1 (null when not measured)",
+    "stability": "how well clusterings of random 90% samples of the papers find the topic again: mean best Jaccard overlap over the papers each kept, 0-1 (null when not measured)",
 }
 
 TOPIC_TERM_COLUMNS: dict[str, str] = {

@@ -61,7 +61,7 @@ class StabilityJob:
         limit = config.stability.max_papers
         self.skipped = bool(limit) and len(embeddings) > limit and config.stability.runs > 0
         runs = 0 if self.skipped else max(0, config.stability.runs)
-        self.seeds = [config.umap.seed + i for i in range(1, runs + 1)]
+        self.seeds = [config.cluster.seed + i for i in range(1, runs + 1)]
         digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
         for part in (asdict(config.umap), asdict(config.cluster), self.seeds, [REDUCE_VERSION, CLUSTER_VERSION]):
             digest.update(json.dumps(part, sort_keys=True, default=list).encode())
@@ -152,10 +152,12 @@ class StabilityJob:
         finite = [v for v in values if v == v]
         return {
             "measure": "per topic: mean over the extra runs of the best Jaccard overlap |A & B| / |A | B| "
-            "between the topic's papers and any topic of that run (pipeline.evaluate.topic_stability)",
+            "between the topic's papers and any topic of that run, over the papers the run clustered "
+            "(pipeline.evaluate.topic_stability)",
             "runs": len(self.seeds),
             "seeds": self.seeds,
-            "same_as_build": "the build's kNN graph, UMAP settings and epochs and clustering; only the UMAP seed differs",
+            "same_as_build": "each run clusters a random 90% of the papers (pipeline.quality.resampled_clustering) "
+            "with its own seed, on the build's kNN graph less the papers left out, with the build's settings",
             "computed": self.mode if not self.error else f"failed: {self.error}",
             "seconds": round(self.seconds, 2),
             "mean": round(float(np.mean(finite)), 4) if finite else None,

@@ -410,6 +410,13 @@ def test_options_from_the_command_line_and_the_environment(tmp_path):
     assert not access.token_matches("", "") and not access.token_matches("abc", None)
 
 
+def _other_topic(corpus, doc_id: str) -> int:
+    """A topic the paper is not in (a move into its own topic is refused for that reason)."""
+    papers = corpus.papers
+    own = int(papers.loc[papers["doc_id"] == doc_id, "topic"].iloc[0])
+    return next(int(t) for t in corpus.topic_ids if int(t) != own)
+
+
 def test_write_functions_refuse_a_viewer_before_touching_a_file(own_root):
     corpus = data.load_corpus(own_root, "small")
     before = files_under(own_root)
@@ -417,7 +424,7 @@ def test_write_functions_refuse_a_viewer_before_touching_a_file(own_root):
     for attempt in (
         lambda: curate.rename(access.VIEWER, corpus, t, "x"),
         lambda: curate.merge(access.VIEWER, corpus, [t, int(corpus.topic_ids[1])]),
-        lambda: curate.move(access.VIEWER, corpus, "latex-1", t),
+        lambda: curate.move(access.VIEWER, corpus, "latex-1", _other_topic(corpus, "latex-1")),
         lambda: curate.undo(access.VIEWER, corpus),
         lambda: tours.save(access.VIEWER, own_root, tours.Tour("x", (tours.make_step("map", {}),), "small")),
         lambda: tours.delete(access.VIEWER, own_root, "small", "x"),

@@ -140,7 +140,7 @@ def test_merge_to_caps_the_topic_count():
 def test_cluster_params_adapt_to_corpus_size():
     small, large = resolve_params(ClusterParams(), 38), resolve_params(ClusterParams(), 18_682)
     assert small.min_cluster_size < large.min_cluster_size
-    assert (small.method, large.method) == ("agglomerative", "hdbscan")
+    assert (small.method, large.method) == ("ward", "graph")
     assert (small.n_topics, resolve_params(ClusterParams(), 3_281).n_topics, large.n_topics) == (6, 25, 59)
     assert resolve_params(ClusterParams(min_cluster_size=7), 10_000).min_cluster_size == 7
     assert resolve_params(ClusterParams(smooth_k=0), 10_000).smooth_k == 0
