@@ -642,6 +642,8 @@ def _place_incrementally(plan: _IncrementalPlan, papers, embeddings, run, summar
         topic_table["growth"] = [growth.get(int(t), np.nan) for t in topic_table["topic"]]
         if "stability" not in topic_table:  # built before stability was measured
             topic_table["stability"] = np.nan
+        if "label_support" not in topic_table:  # built before label support was measured
+            topic_table["label_support"] = np.nan
     summary.topics = len(topic_table)
     summary.placed = int(plan.new_mask.sum())
     counts_prev = plan.manifest.get("counts", {})
