@@ -15,6 +15,7 @@ with find:
     left.text_input(
         "Search",
         key="search_q",
+        max_chars=state.MAX_QUERY_CHARS,  # the same limit as a link's: a copied link reopens this query
         placeholder="words or a phrase from an abstract, or a description of what you look for",
         **state.bind("search_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
     )
