@@ -400,10 +400,12 @@ def distinctive_terms(terms: pd.DataFrame, n_papers: int, background, *, min_pap
 
     Returns:
         Columns term, df, share (of the corpus's papers), bg_df, bg_share (of the background's
-        abstracts), z (log-odds z-score of the corpus against the background, > 0: more used
-        here); sorted by z, highest first, ties by term.
+        abstracts), delta (log-odds ratio, > 0: more used here), z (its z-score); ranked as
+        ``emerging`` ranks: terms surely more used here (z >= ``SURE_Z``) by delta, then the
+        others. On ICML 2024 against the background: "preference optimization", "dpo", "rlhf",
+        "lora", "hallucinations"; by z alone "language", "capabilities", "diverse" would lead.
     """
-    cols = ["term", "df", "share", "bg_df", "bg_share", "z"]
+    cols = ["term", "df", "share", "bg_df", "bg_share", "delta", "z"]
     here = terms[["term", "df"]].astype({"term": str})
     only_bg = ~pd.Index(background.terms).isin(here["term"])
     all_terms = np.concatenate([here["term"].to_numpy(dtype=object), background.terms[only_bg]])
@@ -411,7 +413,7 @@ def distinctive_terms(terms: pd.DataFrame, n_papers: int, background, *, min_pap
     b = np.concatenate([background.counts_for(here["term"].tolist()), background.df[only_bg]])
     if len(all_terms) == 0 or n_papers == 0:
         return pd.DataFrame(columns=cols)
-    z = per_paper_log_odds(a, b, n_papers, background.n_docs).z
+    odds = per_paper_log_odds(a, b, n_papers, background.n_docs)
     keep = a >= min_papers
     out = pd.DataFrame(
         {
@@ -420,10 +422,12 @@ def distinctive_terms(terms: pd.DataFrame, n_papers: int, background, *, min_pap
             "share": a[keep] / n_papers,
             "bg_df": b[keep],
             "bg_share": b[keep] / max(background.n_docs, 1),
-            "z": z[keep],
+            "delta": odds.delta[keep],
+            "z": odds.z[keep],
         }
     )
-    return out.sort_values(["z", "term"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    order = np.lexsort((out["term"].to_numpy(), -out["delta"].to_numpy(), out["z"].to_numpy() < SURE_Z))
+    return out.iloc[order].reset_index(drop=True)
 
 
 def neighbour_topics(corpus: Corpus, rows: Sequence[int], k: int = 10) -> np.ndarray:

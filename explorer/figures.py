@@ -382,9 +382,9 @@ def topic_probability_bars(
     title: str | None = None,
 ) -> go.Figure:
     """Horizontal bars of a paper's (or a new abstract's) most probable topics; the ``assigned``
-    topic's bar (its topic from clustering) is outlined and named so."""
+    topic (its topic from clustering) is outlined, in bold and marked ▶."""
     names = [
-        f"{t} · {esc(lab, 36)}" + (" ◀ its topic" if t == assigned else "")
+        f"<b>▶ {t} · {esc(lab, 26)}</b>" if t == assigned else f"{t} · {esc(lab, 26)}"
         for t, lab in zip(topics, labels, strict=True)
     ]
     fig = go.Figure(
@@ -718,6 +718,7 @@ def distinctive_bars(table: pd.DataFrame, *, corpus_name: str, height: int | Non
     fig.add_trace(
         go.Bar(
             x=table["share"] * 100, y=terms, orientation="h", name=esc(corpus_name, 40), marker_color=PALETTE[0],
+            marker_opacity=np.where(table["z"].to_numpy(dtype=float) >= SURE_Z, 1.0, 0.35),
             customdata=np.column_stack([table["df"], table["z"]]),
             hovertemplate="<b>%{y}</b><br>%{x:.1f}% of these papers (%{customdata[0]:,})<br>log-odds z %{customdata[1]:.1f}<extra></extra>",
         )

@@ -189,8 +189,9 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
         st.markdown("Not assigned to a topic (an outlier).")
     else:
         shell.topic_link(ctx, topic)
-        same = int((near == topic).sum())
+        same, others = int((near == topic).sum()), int(corpus.topics["size"].iat[pos]) - 1
         notes = [f"{same} of its {len(near)} most similar papers are in this topic"]
+        notes[0] += f" (which has {others} other paper{'s' if others != 1 else ''})" if others < len(near) else ""
         notes += ["moved here by hand"] if paper["moved"] else []
         notes += ["clustering left it out; placed in its nearest topic"] if paper["was_outlier"] else []
         notes += ["added after the topics were fitted"] if paper["placed"] else []
@@ -215,7 +216,7 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
     )  # fmt: skip
     caption = (
         "How close its abstract is to each topic's average paper, relative to the other topics (a softmax of "
-        "cosine similarities): it ranks the topics, it does not say how close any of them is."
+        "cosine similarities): it ranks the topics, it does not say how close any of them is. ▶ marks its topic."
     )
     first = int(corpus.topic_ids[int(np.argmax(dist))])
     if pos is not None and first != topic:
@@ -277,12 +278,15 @@ def one_year(ctx: shell.Context) -> None:
                 )
             st.caption(
                 f"Terms these papers use more than {text.plain(bg.source)} do, ranked by the log-odds ratio with an "
-                f"informative Dirichlet prior (Monroe et al. 2008), among terms used by at least {support} papers. "
-                "A bar pair shows the share of papers using the term here and in the background."
+                f"informative Dirichlet prior (Monroe et al. 2008) among terms used by at least {support} papers, sure "
+                "differences (|z| ≥ 1.96) first. A bar pair shows the share of papers using the term here and in the "
+                "background. The background is shipped with the app (assets/background, see the README)."
             )
             with st.expander("The counts behind these terms"):
                 st.dataframe(
-                    table.head(200).assign(share=table["share"] * 100, bg_share=table["bg_share"] * 100),
+                    table.head(200)
+                    .drop(columns="delta")
+                    .assign(share=table["share"] * 100, bg_share=table["bg_share"] * 100),
                     hide_index=True,
                     column_config={
                         "term": "Term",

@@ -61,7 +61,10 @@ PRESENT_CSS = """<style>
 [data-testid="stMain"] h1 { font-size: 3rem !important; }
 [data-testid="stMain"] h2 { font-size: 2.4rem !important; }
 [data-testid="stMain"] h3 { font-size: 1.9rem !important; }
-.st-key-tour_bar { border-bottom: 3px solid #0072B2; padding-bottom: 0.6rem; margin-bottom: 0.4rem; }
+.st-key-tour_bar { border-bottom: 3px solid #0072B2; padding-bottom: 0.6rem; margin-bottom: 0.4rem; background: white; }
+/* the bar (its wrapper: sticky only works inside its parent) stays on screen when a step scrolls to a section */
+[data-testid="stLayoutWrapper"]:has(> .st-key-tour_bar) { position: sticky; top: 0; z-index: 1000; background: white; }
+[data-testid="stMain"] [id] { scroll-margin-top: 10rem; }
 .st-key-tour_note [data-testid="stMarkdownContainer"] p { font-size: 2.2rem !important; line-height: 1.25;
   font-weight: 600; }
 .st-key-tour_note [data-testid="stCaptionContainer"] p { font-size: 1.2rem !important; }
@@ -97,12 +100,11 @@ KEYS_JS = """<script>
 </script>"""
 
 
-#: Scrolls to the section the URL names (``at=``: a heading anchor) once the page has drawn it. A
-#: constant: it reads the parameter and looks the element up by id, it builds nothing from it.
+#: Scrolls to a section (a heading anchor) once the page has drawn it. ``{at}`` is only ever one
+#: of the ``SECTIONS`` keys (our own constants), never text from the URL.
 SCROLL_JS = """<script>
 (() => {
-  const at = new URLSearchParams(window.location.search).get("at");
-  if (!at || !/^[a-z][a-z_-]{0,30}$/.test(at)) return;
+  const at = "{at}";
   let tries = 0;
   const go = () => {
     const target = document.getElementById(at);
@@ -147,15 +149,16 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
     Args:
         page_path: page name -> script path (``shell.PAGE``), for ``st.switch_page``.
     """
-    with st.sidebar:
-        draft_store()
-    if st.query_params.get(SECTION):
-        st.html(SCROLL_JS, unsafe_allow_javascript=True)
+    section = st.query_params.get(SECTION)
+    if section in SECTIONS.get(ctx.page, {}):  # a known anchor of this page, nothing else
+        st.html(SCROLL_JS.replace("{at}", section), unsafe_allow_javascript=True)
     tour, ref, problem = from_url(ctx)
     if problem:
         st.warning(f"This tour cannot be shown: {text.plain(problem)}", icon=":material/slideshow:")
         return
     if tour is None:
+        with st.sidebar:  # not while presenting: its first report would rerun a page mid-tour
+            draft_store()
         return
     n = len(tour.steps)
     i = min(max(state.parse_int(st.query_params.get("step")) or 1, 1), n)

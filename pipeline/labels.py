@@ -56,6 +56,8 @@ GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
 #: Below this support (:func:`label_support`, 0-1) a label is weak: one cannot be sure that a fifth
 #: of the topic's papers use its words, or few of its words are among the topic's top terms.
 WEAK_SUPPORT = 0.2
+#: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
+MIN_PART_PAPERS = 3
 #: How many of the topic's c-TF-IDF terms count as its "top terms" for the support check.
 SUPPORT_TOP_TERMS = 10
 #: The mark the app appends to a weak label wherever it shows it.
@@ -285,7 +287,8 @@ class LabelSupport:
         papers: how many of the topic's papers use the label's words, as a share one can be sure
             of: the lower bound of its confidence interval (Wilson, 80%), so 2 papers of 6 count
             for less than 70 of 210. For "A and B", either part counts, and each part must be
-            used by at least half that share (a label half about a side issue is half wrong).
+            used by at least half that share (a label half about a side issue is half wrong) and
+            by :data:`MIN_PART_PAPERS` papers (else its own share counts, not twice it).
             NaN when the papers' text is not known.
         keywords: share of the label's distinctive words that are among the topic's top terms.
         used: papers using the label's words (either part).
@@ -347,7 +350,8 @@ def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -
         papers = wilson_lower(used, n)
         if len(parts) > 1:
             weakest = min(sum(p <= doc for doc in text.doc_stems) for p in parts)
-            papers = min(papers, 2 * wilson_lower(weakest, n))
+            # each part must cover half as much; a part one or two papers use is their subject
+            papers = min(papers, (2 if weakest >= MIN_PART_PAPERS else 1) * wilson_lower(weakest, n))
     top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
     words = set().union(*parts)
     found = sum(any(_same_word(w, t) for t in top) for w in words)

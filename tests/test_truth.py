@@ -30,7 +30,6 @@ from pipeline.labels import (
     topic_text,
     wilson_lower,
 )
-from pipeline.logodds import log_odds
 from tests.test_pages import plotly_specs, qp, run, texts, unescape
 
 # ------------------------------------------------------------------------------------------
@@ -43,7 +42,8 @@ def _topic(docs, ctfidf, keybert=(), mmr=()):
 
 
 PRUNING = [
-    f"Network pruning removes weights {i}. We prune filters of convolutional networks with a saliency score." for i in range(18)
+    f"Network pruning removes weights {i}. We prune filters of convolutional networks with a saliency score."
+    for i in range(18)
 ] + ["Pruning with gradient descent on a sparsity penalty.", "Training by gradient descent, then magnitude pruning."]
 PRUNING_TERMS = [("pruning", 1.0), ("neural networks", 0.8), ("filters", 0.6), ("weights", 0.5), ("sparsity", 0.3)]
 
@@ -190,14 +190,16 @@ def test_the_paper_page_says_why_its_topic_and_distribution_differ(disagreeing, 
     assert "fit " not in captions  # the softmax probability is no longer called a fit
     spec = next(s for s in plotly_specs(at) if "Closest topics" in s["layout"].get("title", {}).get("text", ""))
     names = spec["data"][0]["y"]
-    assert sum("◀ its topic" in n for n in names) == 1 and names[0].startswith(f"{first} · ")
+    assert sum(n.startswith(f"<b>▶ {topic} · ") for n in names) == 1 and names[0].startswith(f"{first} · ")
     assert "36% against 27%" in captions
 
 
 def test_the_paper_page_is_quiet_when_they_agree(small_artifacts, corpus, monkeypatch):
     dist = np.asarray(corpus.topic_distribution)
     agree = np.flatnonzero(corpus.topic_ids[np.argmax(dist, axis=1)] == corpus.papers["topic"].to_numpy())
-    at = run(small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper=corpus.papers["doc_id"].iat[agree[0]])
+    at = run(
+        small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper=corpus.papers["doc_id"].iat[agree[0]]
+    )
     assert "Why it is in topic" not in unescape(texts(at.caption))
 
 
@@ -236,7 +238,10 @@ def test_log_odds_ranks_a_specific_rise_above_a_frequent_word():
     assert "rare" not in set(table["term"])  # 3 papers are not a trend
     up = analysis.emerging(table)
     assert up["term"].tolist()[:2] == ["diffusion", "learning"]
-    assert table.loc[table["term"] == "learning", "change"].iat[0] > table.loc[table["term"] == "diffusion", "change"].iat[0]
+    assert (
+        table.loc[table["term"] == "learning", "change"].iat[0]
+        > table.loc[table["term"] == "diffusion", "change"].iat[0]
+    )
     assert set(table.columns) >= {"delta", "z", "change", "ratio"}
 
 
@@ -315,7 +320,10 @@ def test_the_shipped_background_is_small_and_named():
     bg = background.load()
     size = (background.FOLDER / background.TERMS_FILE).stat().st_size
     assert size < 400_000 and bg.n_docs > 10_000 and len(bg.terms) > 10_000
-    assert {s["file"] for s in bg.info["sources"]} >= {"neurips-1987-2023.jsonl.gz", "iclr-2018-2022-submissions.jsonl.gz"}
+    assert {s["file"] for s in bg.info["sources"]} >= {
+        "neurips-1987-2023.jsonl.gz",
+        "iclr-2018-2022-submissions.jsonl.gz",
+    }
     assert (bg.df >= bg.info["min_df"]).all() and len(set(bg.terms.tolist())) == len(bg.terms)
     assert bg.counts_for(["learning", "no such term here"])[1] == 0
     assert bg.counts_for(["learning"])[0] > bg.n_docs * 0.2
