@@ -9,8 +9,8 @@ for each size m, it draws random subsets of m papers (keeping the build's topics
 topic of the subset by its own top 10 c-TF-IDF words (as a build of those m papers would), and
 compares the NPMI of those words measured on the m papers with the NPMI of the same words on the
 whole corpus: the median absolute error and the rank correlation over topics. The app hides
-coherence below the smallest size where the error is under 0.05 and the rank correlation at least
-0.9 (``explorer.analysis.MIN_PAPERS_FOR_COHERENCE``).
+coherence below the smallest size where the error falls under 0.07 and the rank correlation nears
+0.9 (``explorer.analysis.MIN_PAPERS_FOR_COHERENCE``; 2,000 on NeurIPS 1987-2023).
 
     .venv/bin/python benchmarks/coherence_size.py ARTIFACTS/neurips    # a build folder or corpus folder
     .venv/bin/python benchmarks/coherence_size.py DIR --repeats 5 --write   # also into BENCHMARKS.md

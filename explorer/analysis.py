@@ -17,7 +17,7 @@ from explorer.data import Corpus
 #: Below this many papers NPMI coherence is not shown: measured on fewer abstracts, the score of
 #: a topic's words is mostly pairs that never happen to meet (see ``benchmarks/coherence_size.py``
 #: and BENCHMARKS.md, "Measures at small sizes").
-MIN_PAPERS_FOR_COHERENCE = 1000
+MIN_PAPERS_FOR_COHERENCE = 2000
 
 
 def coherence_note(corpus: Corpus) -> str | None:
@@ -26,8 +26,8 @@ def coherence_note(corpus: Corpus) -> str | None:
         return None
     return (
         f"Coherence is not shown: NPMI counts how often a topic's words occur together, and {corpus.n_papers:,} "
-        f"abstracts are too few to count that (below about {MIN_PAPERS_FOR_COHERENCE:,}, most pairs of words never "
-        "meet and every topic scores near −1 whatever its words)."
+        f"abstracts are too few to count that (below about {MIN_PAPERS_FOR_COHERENCE:,}, the score is off by about 0.1, "
+        "as much as topics differ, and ranks them in another order)."
     )
 
 
@@ -440,8 +440,25 @@ def neighbour_topics(corpus: Corpus, rows: Sequence[int], k: int = 10) -> np.nda
     Returns:
         int ``(len(rows), min(k, papers - 1))`` topic ids, most similar first.
     """
+    return neighbours(corpus, rows, k)[0]
+
+
+def neighbours(corpus: Corpus, rows: Sequence[int], k: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """``(topics, similarities)`` of the ``k`` papers most similar to each of ``rows`` (itself
+    excluded): int and float32 ``(len(rows), min(k, papers - 1))``, most similar first."""
     from pipeline.place import nearest
 
     rows = np.asarray(rows, dtype=np.int64)
-    idx, _ = nearest(np.asarray(corpus.embeddings[rows]), corpus.embeddings, k, exclude=rows)
-    return corpus.papers["topic"].to_numpy()[idx]
+    idx, sims = nearest(np.asarray(corpus.embeddings[rows]), corpus.embeddings, k, exclude=rows)
+    return corpus.papers["topic"].to_numpy()[idx], sims
+
+
+def closest_similarities(corpus: Corpus, sample: int = 1000, seed: int = 0) -> np.ndarray:
+    """How similar papers' closest papers are in this corpus: each sampled paper's highest cosine
+    similarity to another paper, sorted, float ``(min(sample, papers),)``. The reference for "far
+    from every paper here" (the scale of cosine similarity depends on the model and the corpus)."""
+    n = corpus.n_papers
+    rows = np.arange(n) if n <= sample else np.sort(np.random.default_rng(seed).choice(n, sample, replace=False))
+    if n < 2:
+        return np.zeros(0)
+    return np.sort(neighbours(corpus, rows, 1)[1][:, 0].astype(float))

@@ -184,7 +184,7 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
     paper = corpus.papers.iloc[row]
     topic, pos = int(paper["topic"]), corpus.topic_pos(int(paper["topic"]))
     st.subheader("Topic", anchor=False)
-    near = analysis.neighbour_topics(corpus, [row], NEIGHBOURS)[0]
+    near, sims = (a[0] for a in analysis.neighbours(corpus, [row], NEIGHBOURS))
     if pos is None:
         st.markdown("Not assigned to a topic (an outlier).")
     else:
@@ -196,6 +196,7 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
         notes += ["clustering left it out; placed in its nearest topic"] if paper["was_outlier"] else []
         notes += ["added after the topics were fitted"] if paper["placed"] else []
         st.caption(" · ".join(notes))
+        far_note(corpus, float(sims[0]) if len(sims) else float("nan"))
         weak_label_note(corpus.topics.iloc[pos])
         if ctx.can_edit:
             st.page_link(shell.PAGE["curate"].path, label="Move it to another topic", icon=":material/move_item:",
@@ -228,6 +229,36 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
             f"{int((near == first).sum())} in topic {first}: it lies between the two."
         )
     st.caption(caption)
+
+
+#: A paper whose closest paper is less similar than for this share of the corpus's papers is far
+#: from every paper: its topic (and its neighbours' topics) say little about it.
+FAR_SHARE = 0.1
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _closest(key, _corpus: Corpus) -> np.ndarray:
+    return analysis.closest_similarities(_corpus)
+
+
+def far_note(corpus: Corpus, closest: float) -> None:
+    """Say so when a paper is far from every paper of the corpus (its closest match is weaker than
+    that of nine papers in ten here), whatever topic it was put in."""
+    reference = _closest(corpus.key, corpus)
+    if not len(reference) or closest != closest:
+        return
+    below = float((reference > closest).mean())
+    if below >= 1 - FAR_SHARE:
+        st.caption(
+            f"**It is far from every paper here:** its most similar paper has cosine similarity {closest:.2f}, less "
+            f"than the closest match of {below:.0%} of this corpus's papers (median {np.median(reference):.2f}). Any "
+            "topic it is put in describes it loosely."
+        )
+    else:
+        st.caption(
+            f"Its most similar paper: cosine similarity {closest:.2f} (a typical paper's closest match here: "
+            f"{np.median(reference):.2f})."
+        )
 
 
 def weak_label_note(row: pd.Series) -> None:

@@ -388,3 +388,15 @@ def test_steps_are_named_by_what_they_show(corpus):
     trend = tours.make_step("trends", {"corpus": ["small"], "at": ["emerging"], "before": ["2020-2021"]})
     assert describe(trend, corpus) == "Trends: emerging and declining, 2020-2021"
     assert describe(tours.make_step("search", {"q": ["graph neural"]}), corpus) == "Search: “graph neural”"
+
+
+def test_a_paper_far_from_every_other_is_said_to_be(small_artifacts, corpus, monkeypatch):
+    reference = analysis.closest_similarities(corpus)
+    _, sims = analysis.neighbours(corpus, np.arange(corpus.n_papers), 1)
+    far, near = int(np.argmin(sims[:, 0])), int(np.argmax(sims[:, 0]))
+    assert (reference > sims[far, 0]).mean() >= 0.9
+    at = run(small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper=corpus.papers["doc_id"].iat[far])
+    assert "It is far from every paper here" in unescape(texts(at.caption))
+    at = run(small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper=corpus.papers["doc_id"].iat[near])
+    captions = unescape(texts(at.caption))
+    assert "far from every paper" not in captions and f"cosine similarity {sims[near, 0]:.2f}" in captions
