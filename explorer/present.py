@@ -249,6 +249,8 @@ def draft_store() -> None:
             load_into_draft(tours.decode(stored))
         except TourError:
             return
+        if st.session_state.get(DRAFT_NAME) == "tour":  # the stand-in name of an unnamed draft
+            st.session_state[DRAFT_NAME] = ""
         st.rerun()  # redraw the sidebar's step count with the restored tour
 
 

@@ -24,6 +24,7 @@ support below :data:`WEAK_SUPPORT` tells the app to show it as weak.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -138,6 +139,11 @@ def _stems(term: str) -> set[str]:
     return {_stem(p) for w in term.split() for p in w.split("-") if p}
 
 
+@functools.lru_cache(maxsize=200_000)
+def _word_stems(word: str) -> frozenset[str]:
+    return frozenset(_stems(word))
+
+
 def stems(term: str) -> set[str]:
     """The words of ``term`` in singular, lower case, hyphenated words also by part."""
     return _stems(term)
@@ -189,7 +195,7 @@ class _Text:
     def doc_stems(self) -> list[frozenset[str]]:
         """Each paper's words as stems (hyphenated words also by part), for the support check."""
         if not hasattr(self, "_doc_stems"):
-            self._doc_stems = [frozenset(_stems(" ".join(re.findall(_WORD, d)))) for d in self.docs]
+            self._doc_stems = [frozenset().union(*map(_word_stems, set(re.findall(_WORD, d)))) for d in self.docs]
         return self._doc_stems
 
     def doc_share(self, term: str) -> float:
@@ -243,7 +249,9 @@ class _Text:
         return _Phrase(term, count, 1.0 - content_next / count)
 
 
-def _candidates(terms: TopicTerms, depth: int = 20, *, min_papers: int = 2) -> list[tuple[str, float]]:
+def _candidates(
+    terms: TopicTerms, depth: int = 20, *, min_papers: int = 2, text: _Text | None = None
+) -> list[tuple[str, float]]:
     """Candidate label terms, best first, with their scores.
 
     A term scores by its c-TF-IDF weight relative to the topic's best and by its KeyBERTInspired
@@ -260,7 +268,7 @@ def _candidates(terms: TopicTerms, depth: int = 20, *, min_papers: int = 2) -> l
     keybert = {t: 1.0 - 0.06 * rank for rank, t in enumerate(terms.keybert[:10]) if t}
     mmr = set(terms.mmr[:10])
     raw = {t: 0.6 * ctfidf.get(t, 0.0) + 0.6 * keybert.get(t, 0.0) + 0.1 * (t in mmr) for t in {**ctfidf, **keybert}}
-    text = _Text(terms.text) if terms.text else None
+    text = text if text is not None else (_Text(terms.text) if terms.text else None)
     scored: dict[str, float] = {}
     for term, score in raw.items():
         if text is not None:
@@ -323,9 +331,9 @@ def _label_parts(label: str) -> list[frozenset[str]]:
     for part in base.split(" and "):
         words = [w for w in part.split() if w not in stop]
         content = [w for w in words if w not in GENERIC_WORDS] or words
-        stems = _stems(" ".join(content))
-        if stems:
-            parts.append(frozenset(stems))
+        part_stems = _stems(" ".join(content))
+        if part_stems:
+            parts.append(frozenset(part_stems))
     return parts
 
 
@@ -413,7 +421,7 @@ def _options(cands: list[tuple[str, float]]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def label_for(terms: TopicTerms, taken: set[str]) -> str:
+def label_for(terms: TopicTerms, taken: set[str], *, text: _Text | None = None) -> str:
     """One topic's label, avoiding labels in ``taken`` (also up to plurals and word order).
 
     Terms used by at least two of the topic's papers are tried first; tiny topics (a handful of
@@ -422,26 +430,24 @@ def label_for(terms: TopicTerms, taken: set[str]) -> str:
     supported one (it will be shown as weak).
     """
     taken_keys = {_key(t) for t in taken}
-    free = [
-        option
-        for min_papers in (2, 1)
-        for option in _options(_candidates(terms, min_papers=min_papers))
-        if option not in taken and _key(option) not in taken_keys
-    ]
-    if free:
-        text = _Text(terms.text) if terms.text else None
-        best, best_support = None, -1.0
-        for option in dict.fromkeys(free):
+    text = text if text is not None else (_Text(terms.text) if terms.text else None)
+    best, best_support, seen = None, -1.0, set()
+    for min_papers in (2, 1):
+        for option in _options(_candidates(terms, min_papers=min_papers, text=text)):
+            if option in seen or option in taken or _key(option) in taken_keys:
+                continue
+            seen.add(option)
             support = label_support(option, terms, text=text).value
             support = -1.0 if support != support else support
             if support >= WEAK_SUPPORT:
                 return option
             if support > best_support:
                 best, best_support = option, support
+    if best is not None:
         return best
     # Nothing better is left: the best terms that passed the checks, else the best distinctive
     # terms the papers write as such; numbered if needed.
-    words = [t for t, _ in _candidates(terms, min_papers=1)][:1]
+    words = [t for t, _ in _candidates(terms, min_papers=1, text=text)][:1]
     if not words:
         written = [t for t, _ in terms.ctfidf if t and not is_generic(t) and (not terms.text or f" {t} " in terms.text)]
         words = written[:1] + [t for t in written[1:] if not _overlaps(t, written[0])][:1]
@@ -460,10 +466,18 @@ def label_for(terms: TopicTerms, taken: set[str]) -> str:
 
 def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None) -> dict[int, str]:
     """Labels for all topics; larger topics (earlier in ``order``) choose first."""
+    return {topic: label for topic, (label, _) in label_topics(topics, order).items()}
+
+
+def label_topics(topics: dict[int, TopicTerms], order: list[int] | None = None) -> dict[int, tuple[str, LabelSupport]]:
+    """Labels for all topics with their support (each topic's papers read once); larger topics
+    (earlier in ``order``) choose first."""
     taken: set[str] = set()
-    labels: dict[int, str] = {}
+    out: dict[int, tuple[str, LabelSupport]] = {}
     for topic in order or sorted(topics):
-        label = label_for(topics[topic], taken)
-        labels[topic] = label
+        terms = topics[topic]
+        text = _Text(terms.text) if terms.text else None
+        label = label_for(terms, taken, text=text)
+        out[topic] = (label, label_support(label, terms, text=text))
         taken.add(label)
-    return labels
+    return out

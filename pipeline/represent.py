@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import RepresentParams
-from pipeline.labels import TopicTerms, label_support, make_labels, topic_text
+from pipeline.labels import TopicTerms, label_topics, topic_text
 from pipeline.place import topic_distribution
 from pipeline.vocab import DocTerms, make_vectorizer
 
@@ -282,11 +282,11 @@ def fit_topics(
                 "n_reassigned": int(raw_outlier[members].sum()),
             }
         )
-    labels_by_topic = make_labels(reps, order=sorted(topic_ids, key=lambda t: -int((topics == t).sum())))
+    chosen = label_topics(reps, order=sorted(topic_ids, key=lambda t: -int((topics == t).sum())))
     table = pd.DataFrame(rows)
     if len(table):
-        table.insert(1, "label", table["topic"].map(labels_by_topic))
-        table["label_support"] = [label_support(labels_by_topic[t], reps[t]).value for t in table["topic"]]
+        table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
+        table["label_support"] = [chosen[t][1].value for t in table["topic"]]
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     return TopicModel(topics, table, terms_table, hierarchy, t_emb, similarity, distribution, model)
 

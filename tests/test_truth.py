@@ -400,3 +400,12 @@ def test_a_paper_far_from_every_other_is_said_to_be(small_artifacts, corpus, mon
     at = run(small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper=corpus.papers["doc_id"].iat[near])
     captions = unescape(texts(at.caption))
     assert "far from every paper" not in captions and f"cosine similarity {sims[near, 0]:.2f}" in captions
+
+
+def test_narrowing_the_years_keeps_the_period_sliders_in_range(small_artifacts, monkeypatch):
+    at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small")
+    at.slider(key="trend_before").set_value((2020, 2021)).run()
+    at.slider(key="f_years:small").set_value((2022, 2024)).run()
+    assert not at.exception
+    before, after = at.slider(key="trend_before").value, at.slider(key="trend_after").value
+    assert 2022 <= before[0] <= before[1] <= 2024 and 2022 <= after[0] <= after[1] <= 2024

@@ -171,6 +171,7 @@ def test_a_tour_being_assembled_survives_a_reload(browser, server, output_dir):
         main = tab.page.locator('[data-testid="stMain"]')
         assert "Trends: keyword trends" in main.inner_text()  # named by what it shows
         assert main.locator("input[value='Keywords that rose']").count() == 1
+        assert tab.page.get_by_label("Tour name").input_value() == ""  # an unnamed draft stays unnamed
         tab.shot(output_dir, "truth-tour-editor", full=True)
         assert not tab.errors, tab.errors
     finally:
