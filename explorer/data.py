@@ -210,6 +210,12 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
     topics["label"] = _text(topics["label"]).fillna("").where(lambda s: s != "", "topic " + topics["topic"].astype(str))
+    # A label its keywords and papers barely support is shown as such on every page ("... (?)").
+    from pipeline.labels import shown_label
+
+    support = topics["label_support"] if "label_support" in topics else pd.Series(np.nan, index=topics.index)
+    topics["label_support"] = support.astype(float)
+    topics["label"] = [shown_label(lab, s) for lab, s in zip(topics["label"], topics["label_support"], strict=True)]
     topics["curated"] = False
     topic_pos = {int(t): i for i, t in enumerate(topics["topic"].to_numpy())}
 

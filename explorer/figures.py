@@ -84,6 +84,38 @@ def _base(fig: go.Figure, *, height: int, title: str | None = None, legend: bool
     return fig
 
 
+def scale_text(fig: go.Figure, scale: float) -> go.Figure:
+    """``fig`` with its text (title, axes, ticks, legend, annotations, hover, bar labels) and its
+    height ``scale`` times larger, for a projector (``explorer.present.scale``). A copy when
+    ``scale != 1``; the figure itself otherwise (cached figures stay untouched)."""
+    if scale == 1:
+        return fig
+    fig = go.Figure(fig)
+    layout = fig.layout
+    base = layout.font.size or 12
+
+    def grow(font) -> dict:
+        return {"size": (font.size or base) * scale} if font is not None and font.size else {}
+
+    fig.update_layout(font_size=base * scale, hoverlabel_font_size=(layout.hoverlabel.font.size or base) * scale)
+    if layout.title.text:
+        fig.update_layout(title_font_size=(layout.title.font.size or base * 1.2) * scale)
+    if layout.legend.font.size:
+        fig.update_layout(legend_font_size=layout.legend.font.size * scale)
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        axis.update(tickfont=grow(axis.tickfont), title_font=grow(axis.title.font))
+    for note in layout.annotations:
+        note.update(font=grow(note.font))
+    for trace in fig.data:
+        if getattr(trace, "textfont", None) is not None and trace.textfont.size:
+            trace.update(textfont_size=trace.textfont.size * scale)
+    if layout.height:
+        fig.update_layout(height=int(layout.height * scale))
+    margin = layout.margin
+    fig.update_layout(margin={k: int(getattr(margin, k) * scale) for k in "tblr" if getattr(margin, k) is not None})
+    return fig
+
+
 def _discrete_scale() -> list[list]:
     """A step colour scale: value ``i + 0.5`` is ``PALETTE[i]``, value ``len(PALETTE) + 0.5`` grey."""
     colours = [*PALETTE, OUTLIER]
@@ -341,17 +373,28 @@ def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float) -> go.Figure
 
 
 def topic_probability_bars(
-    labels: Sequence[str], topics: Sequence[int], probs: Sequence[float], *, height: int | None = None
+    labels: Sequence[str],
+    topics: Sequence[int],
+    probs: Sequence[float],
+    *,
+    height: int | None = None,
+    assigned: int | None = None,
+    title: str | None = None,
 ) -> go.Figure:
-    """Horizontal bars of a paper's (or a new abstract's) most probable topics."""
-    names = [f"{t} · {esc(lab, 36)}" for t, lab in zip(topics, labels, strict=True)]
+    """Horizontal bars of a paper's (or a new abstract's) most probable topics; the ``assigned``
+    topic (its topic from clustering) is outlined, in bold and marked ▶."""
+    names = [
+        f"<b>▶ {t} · {esc(lab, 26)}</b>" if t == assigned else f"{t} · {esc(lab, 26)}"
+        for t, lab in zip(topics, labels, strict=True)
+    ]
     fig = go.Figure(
         go.Bar(
             x=[p * 100 for p in probs], y=names, orientation="h", marker_color=topic_colours(topics),
+            marker_line=dict(width=[3 if t == assigned else 0 for t in topics], color=INK),
             text=[f"{p:.0%}" for p in probs], textposition="auto", hovertemplate="%{y}: %{x:.1f}%<extra></extra>",
         )
     )  # fmt: skip
-    fig = _base(fig, height=height or max(160, 38 * len(names) + 40))
+    fig = _base(fig, height=height or max(160, 38 * len(names) + (84 if title else 40)), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(range=[0, 100], ticksuffix="%")
     return fig
@@ -543,7 +586,12 @@ def dendrogram(topics: pd.DataFrame, z: np.ndarray, *, selected: int | None = No
 
 
 def topic_share_lines(
-    shares: pd.DataFrame, labels: dict[int, str], *, selected: int | None = None, height: int = 420
+    shares: pd.DataFrame,
+    labels: dict[int, str],
+    *,
+    selected: int | None = None,
+    height: int = 420,
+    periods: tuple[tuple[int, int], tuple[int, int]] | None = None,
 ) -> go.Figure:
     """Each topic's share of each year's papers.
 
@@ -564,10 +612,12 @@ def topic_share_lines(
                 hovertemplate=f"<b>{name}</b><br>%{{x}}: %{{y:.1f}}% (%{{customdata[0]:,}} of %{{customdata[1]:,}} papers)<extra></extra>",
             )
         )  # fmt: skip
-    return _year_shares_layout(fig, shares, title="Topic share of each year's papers", height=height)
+    return _year_shares_layout(fig, shares, title="Topic share of each year's papers", height=height, periods=periods)
 
 
-def keyword_share_lines(shares: pd.DataFrame, *, height: int = 420) -> go.Figure:
+def keyword_share_lines(
+    shares: pd.DataFrame, *, height: int = 420, periods: tuple[tuple[int, int], tuple[int, int]] | None = None
+) -> go.Figure:
     """Share of each year's papers using each keyword.
 
     Args:
@@ -582,14 +632,29 @@ def keyword_share_lines(shares: pd.DataFrame, *, height: int = 420) -> go.Figure
                 hovertemplate=f"<b>{esc(term, 40)}</b><br>%{{x}}: %{{y:.1f}}% (%{{customdata[0]:,}} of %{{customdata[1]:,}} papers)<extra></extra>",
             )
         )  # fmt: skip
-    return _year_shares_layout(fig, shares, title="Share of each year's papers using the keyword", height=height)
+    return _year_shares_layout(
+        fig, shares, title="Share of each year's papers using the keyword", height=height, periods=periods
+    )
 
 
-def _year_shares_layout(fig: go.Figure, shares: pd.DataFrame, *, title: str, height: int) -> go.Figure:
-    """Axes of a chart of shares of each year's papers (percent, from zero; one tick per year up to 20)."""
+def _year_shares_layout(
+    fig: go.Figure,
+    shares: pd.DataFrame,
+    *,
+    title: str,
+    height: int,
+    periods: tuple[tuple[int, int], tuple[int, int]] | None = None,
+) -> go.Figure:
+    """Axes of a chart of shares of each year's papers (percent, from zero; one tick per year up to
+    20), with the two compared ``periods`` (earlier, later) shaded."""
     fig = _base(fig, height=height, title=title, legend=True)
     fig.update_yaxes(title="% of the year's papers", ticksuffix="%", rangemode="tozero")
     fig.update_xaxes(title="year", dtick=1 if shares["year"].nunique() <= 20 else None)
+    for (lo, hi), name, colour in zip(periods or (), ("earlier", "later"), ("#9E9E9E", "#0072B2"), strict=False):
+        fig.add_vrect(
+            x0=lo - 0.45, x1=hi + 0.45, fillcolor=colour, opacity=0.09, line_width=0, layer="below",
+            annotation=dict(text=name, font=dict(size=13, color="#555")), annotation_position="top left",
+        )  # fmt: skip
     return fig
 
 
@@ -615,19 +680,59 @@ def distribution_bars(
     return fig
 
 
+#: |z| above which a change is drawn as sure (``analysis.SURE_Z``).
+SURE_Z = 1.96
+
+
 def change_bars(table: pd.DataFrame, *, label: str, title: str, height: int | None = None) -> go.Figure:
-    """Diverging bars of the change in share between two periods (percentage points)."""
+    """Bars of the change in share between two periods (percentage points), in the table's order
+    (ranked by log-odds z); changes that could be chance (|z| < 1.96) are drawn pale."""
     names = [esc(n, 36) for n in table[label]]
     change = table["change"].to_numpy(dtype=float) * 100
+    z = table["z"].to_numpy(dtype=float) if "z" in table else np.full(len(table), np.inf)
     fig = go.Figure(
         go.Bar(
             x=change, y=names, orientation="h", marker_color=np.where(change >= 0, "#0072B2", "#D55E00"),
-            customdata=np.column_stack([table["n_before"], table["share_before"] * 100, table["n_after"], table["share_after"] * 100]),
+            marker_opacity=np.where(np.abs(z) >= SURE_Z, 1.0, 0.35),
+            customdata=np.column_stack([table["n_before"], table["share_before"] * 100, table["n_after"], table["share_after"] * 100, z]),
             hovertemplate="<b>%{y}</b><br>before: %{customdata[1]:.1f}% (%{customdata[0]:,} papers)"
-            "<br>after: %{customdata[3]:.1f}% (%{customdata[2]:,} papers)<br>change %{x:+.1f} points<extra></extra>",
+            "<br>after: %{customdata[3]:.1f}% (%{customdata[2]:,} papers)<br>change %{x:+.1f} points"
+            "<br>log-odds z %{customdata[4]:+.1f}<extra></extra>",
         )
     )  # fmt: skip
     fig = _base(fig, height=height or max(240, 26 * len(names) + 80), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(title="change in share (points)", zeroline=True, zerolinewidth=2, zerolinecolor="#555")
+    return fig
+
+
+def distinctive_bars(table: pd.DataFrame, *, corpus_name: str, height: int | None = None) -> go.Figure:
+    """A one-year corpus's distinctive terms: the share of its papers using each (in colour) beside
+    the share of the background's abstracts (grey), in the table's order (log-odds z).
+
+    Args:
+        table: columns term, df, share, bg_df, bg_share, z (``analysis.distinctive_terms``).
+    """
+    terms = [esc(t, 36) for t in table["term"]]
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            x=table["share"] * 100, y=terms, orientation="h", name=esc(corpus_name, 40), marker_color=PALETTE[0],
+            marker_opacity=np.where(table["z"].to_numpy(dtype=float) >= SURE_Z, 1.0, 0.35),
+            customdata=np.column_stack([table["df"], table["z"]]),
+            hovertemplate="<b>%{y}</b><br>%{x:.1f}% of these papers (%{customdata[0]:,})<br>log-odds z %{customdata[1]:.1f}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.add_trace(
+        go.Bar(
+            x=table["bg_share"] * 100, y=terms, orientation="h", name="background", marker_color="#B8B8B8",
+            customdata=table["bg_df"], hovertemplate="<b>%{y}</b><br>%{x:.2f}% of background abstracts (%{customdata:,})<extra></extra>",
+        )
+    )  # fmt: skip
+    fig = _base(
+        fig, height=height or max(260, 34 * len(terms) + 110), title="Distinctive terms (vs. ML abstracts)", legend=True
+    )
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.08, x=0, yanchor="top"), margin=dict(b=60))
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    fig.update_xaxes(title="share of papers using the term", ticksuffix="%")
     return fig

@@ -7,13 +7,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import analysis, figures, filters, shell, state, text
+from explorer import analysis, figures, filters, present, shell, state, text
 from explorer.data import Corpus
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
     """A plotly figure with the app's look (our own theme, trimmed mode bar) whose mode bar
-    downloads it as ``name``.png (``figures.image_name`` of the view, e.g. ``small-topic-3-keywords``)."""
+    downloads it as ``name``.png (``figures.image_name`` of the view, e.g. ``small-topic-3-keywords``).
+    In present mode its text, axes and legends grow with the page (``present.scale``)."""
+    fig = figures.scale_text(fig, present.scale())
     return (container or st).plotly_chart(fig, theme=None, config=figures.config(name), **kwargs)
 
 
@@ -39,6 +41,11 @@ TOPIC_COLUMNS = {
         format="%.2f",
         help="how well clusterings of random 90% samples of the papers, each with its own seed, find the topic again (0-1)",
     ),
+    "label_support": st.column_config.NumberColumn(
+        "Label support",
+        format="%.2f",
+        help="how far the topic's papers and top keywords use the label's words (0-1); below 0.2 the label is marked (?)",
+    ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
 
@@ -51,7 +58,8 @@ def topic_table(ctx: shell.Context, table: pd.DataFrame) -> None:
         if rows:
             state.set_params(topic=int(table["topic"].iat[rows[0]]))
 
-    hidden = [c for c in ("growth", "stability") if table[c].isna().all()] + (["shown"] if ctx.mask.all() else [])
+    hidden = [c for c in ("growth", "stability", "coherence", "label_support") if table[c].isna().all()]
+    hidden += ["shown"] if ctx.mask.all() else []
     st.dataframe(
         table.drop(columns=hidden).assign(share=table["share"] * 100),
         hide_index=True,
@@ -63,8 +71,9 @@ def topic_table(ctx: shell.Context, table: pd.DataFrame) -> None:
     )
 
 
-def topic_metrics(row: pd.Series) -> None:
-    """The evidence for one topic: size, share, coherence, reassigned outliers, growth (, stability)."""
+def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
+    """The evidence for one topic: size, share, label support, coherence, reassigned outliers,
+    growth (, stability). ``coherence_note`` says why coherence is not shown, when it is not."""
 
     def num(value: float, fmt: str) -> str:
         return "–" if value != value else format(value, fmt)
@@ -72,7 +81,17 @@ def topic_metrics(row: pd.Series) -> None:
     items = [
         ("Papers", f"{row['size']:,}", None),
         ("Share", f"{row['share']:.1%}", "share of the corpus's papers"),
-        ("Coherence", num(row["coherence"], ".2f"), "NPMI of the top 10 keywords on the corpus, -1 to 1"),
+        (
+            "Label support",
+            num(row["label_support"], ".2f"),
+            "how far the topic's papers and top keywords use the label's words, 0-1 (below 0.2: weak, marked (?)); "
+            "– for a label written by hand",
+        ),
+        (
+            "Coherence",
+            num(row["coherence"], ".2f"),
+            coherence_note or "NPMI of the top 10 keywords on the corpus, -1 to 1",
+        ),
         ("Reassigned", f"{row['reassigned']:,}", "papers clustering left out and placed in this topic"),
         ("Growth", num(row["growth"], "+.2f"), "change in share per year, percentage points (least squares)"),
     ]
@@ -160,25 +179,164 @@ def topic_overview(corpus: Corpus, selected: int | None) -> None:
 
 
 # ------------------------------------------------------------------------------------------
+# A paper's topic
+# ------------------------------------------------------------------------------------------
+
+#: Most similar papers whose topics say how well a paper fits its own.
+NEIGHBOURS = 10
+
+
+def paper_topic(ctx: shell.Context, row: int) -> None:
+    """A paper's topic with an honest fit (how many of its nearest papers share it), its topic
+    distribution with the topic marked, and why the two disagree when they do."""
+    corpus = ctx.corpus
+    paper = corpus.papers.iloc[row]
+    topic, pos = int(paper["topic"]), corpus.topic_pos(int(paper["topic"]))
+    st.subheader("Topic", anchor=False)
+    near, sims = (a[0] for a in analysis.neighbours(corpus, [row], NEIGHBOURS))
+    if pos is None:
+        st.markdown("Not assigned to a topic (an outlier).")
+    else:
+        shell.topic_link(ctx, topic)
+        same, others = int((near == topic).sum()), int(corpus.topics["size"].iat[pos]) - 1
+        notes = [f"{same} of its {len(near)} most similar papers are in this topic"]
+        notes[0] += f" (which has {others} other paper{'s' if others != 1 else ''})" if others < len(near) else ""
+        notes += ["moved here by hand"] if paper["moved"] else []
+        notes += ["clustering left it out; placed in its nearest topic"] if paper["was_outlier"] else []
+        notes += ["added after the topics were fitted"] if paper["placed"] else []
+        st.caption(" · ".join(notes))
+        far_note(corpus, float(sims[0]) if len(sims) else float("nan"))
+        weak_label_note(corpus.topics.iloc[pos])
+        if ctx.can_edit:
+            st.page_link(shell.PAGE["curate"].path, label="Move it to another topic", icon=":material/move_item:",
+                         query_params=state.shared(ctx.view, paper=paper["doc_id"]))  # fmt: skip
+    dist = np.asarray(corpus.topic_distribution[row], dtype=float)
+    if dist.size == 0:
+        return
+    top = [int(i) for i in np.argsort(-dist, kind="stable")[:5] if dist[i] >= 0.01]
+    if pos is not None and pos not in top:
+        top.append(pos)  # its own topic is always shown, however far down
+    ids = [int(corpus.topic_ids[i]) for i in top]
+    chart(
+        figures.topic_probability_bars(
+            [corpus.topic_label(t) for t in ids], ids, [dist[i] for i in top], assigned=topic,
+            title="Closest topics by its abstract",
+        ),
+        name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"),
+    )  # fmt: skip
+    caption = (
+        "How close its abstract is to each topic's average paper, relative to the other topics (a softmax of "
+        "cosine similarities): it ranks the topics, it does not say how close any of them is. ▶ marks its topic."
+    )
+    first = int(corpus.topic_ids[int(np.argmax(dist))])
+    if pos is not None and first != topic:
+        caption += (
+            f" **Why it is in topic {topic} and not {first}:** topics are cut from groups of papers lying close "
+            f"together on the map, and clustering put this paper with topic {topic}'s; by its own abstract it is "
+            f"nearer topic {first}'s average paper ({dist.max():.0%} against {dist[pos]:.0%}). Of its "
+            f"{len(near)} most similar papers, {int((near == topic).sum())} are in topic {topic} and "
+            f"{int((near == first).sum())} in topic {first}: it lies between the two."
+        )
+    st.caption(caption)
+
+
+#: A paper whose closest paper is less similar than for this share of the corpus's papers is far
+#: from every paper: its topic (and its neighbours' topics) say little about it.
+FAR_SHARE = 0.1
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _closest(key, _corpus: Corpus) -> np.ndarray:
+    return analysis.closest_similarities(_corpus)
+
+
+def far_note(corpus: Corpus, closest: float) -> None:
+    """Say so when a paper is far from every paper of the corpus (its closest match is weaker than
+    that of nine papers in ten here), whatever topic it was put in."""
+    reference = _closest(corpus.key, corpus)
+    if not len(reference) or closest != closest:
+        return
+    below = float((reference > closest).mean())
+    if below >= 1 - FAR_SHARE:
+        st.caption(
+            f"**It is far from every paper here:** its most similar paper has cosine similarity {closest:.2f}, less "
+            f"than the closest match of {below:.0%} of this corpus's papers (median {np.median(reference):.2f}). Any "
+            "topic it is put in describes it loosely."
+        )
+    else:
+        st.caption(
+            f"Its most similar paper: cosine similarity {closest:.2f} (a typical paper's closest match here: "
+            f"{np.median(reference):.2f})."
+        )
+
+
+def weak_label_note(row: pd.Series) -> None:
+    """Say why a topic's label is marked weak (``pipeline.labels.is_weak``), if it is."""
+    from pipeline.labels import is_weak
+
+    if row.get("curated") or not is_weak(float(row.get("label_support", np.nan))):
+        return
+    keywords = ", ".join(list(row["keywords"])[:6])
+    st.caption(
+        f"The label ends in (?) because its evidence is weak (support {row['label_support']:.2f} of 1): few of the "
+        f"topic's {int(row['size']):,} papers use its words, or they are not among its top keywords "
+        f"({text.plain(keywords)}). The topic may gather papers on several subjects; read its papers before trusting the name."
+    )
+
+
+# ------------------------------------------------------------------------------------------
 # Trends
 # ------------------------------------------------------------------------------------------
 
 
-def distributions(ctx: shell.Context) -> None:
-    """Keyword and topic distributions, for corpora without years to compare."""
+def one_year(ctx: shell.Context) -> None:
+    """A corpus without years to compare: its distinctive terms against the shipped background of
+    ML abstracts (log-odds, not raw counts) and how its papers spread over topics."""
     corpus = ctx.corpus
     left, right = st.columns(2, gap="large")
-    top = corpus.terms.head(25)
-    chart(
-        figures.distribution_bars(
-            top["term"].tolist(),
-            top["df"].tolist(),
-            title="Most used keywords",
-            xtitle="papers using it (whole corpus)",
-        ),
-        left,
-        name=figures.image_name(corpus.name, "keywords"),
-    )
+    bg = background()
+    with left:
+        if bg is None:
+            st.caption("The background of ML abstracts is missing from this installation (assets/background): "
+                       "showing the most used keywords instead.")  # fmt: skip
+            top = corpus.terms.head(25)
+            chart(
+                figures.distribution_bars(top["term"].tolist(), top["df"].tolist(), title="Most used keywords",
+                                          xtitle="papers using it (whole corpus)"),
+                name=figures.image_name(corpus.name, "keywords"),
+            )  # fmt: skip
+        else:
+            support = analysis.distinctive_support(corpus.n_papers)
+            table = distinctive_terms(corpus, support)
+            shown = table[table["z"] > 0].head(20)
+            if shown.empty:
+                st.info(f"No term is used by at least {support} papers here more than in the background.")
+            else:
+                chart(
+                    figures.distinctive_bars(shown, corpus_name=corpus.name),
+                    name=figures.image_name(corpus.name, "distinctive-terms"),
+                )
+            st.caption(
+                f"Terms these papers use more than {text.plain(bg.source)} do, ranked by the log-odds ratio with an "
+                f"informative Dirichlet prior (Monroe et al. 2008) among terms used by at least {support} papers, sure "
+                "differences (|z| ≥ 1.96) first. A bar pair shows the share of papers using the term here and in the "
+                "background. The background is shipped with the app (assets/background, see the README)."
+            )
+            with st.expander("The counts behind these terms"):
+                st.dataframe(
+                    table.head(200)
+                    .drop(columns="delta")
+                    .assign(share=table["share"] * 100, bg_share=table["bg_share"] * 100),
+                    hide_index=True,
+                    column_config={
+                        "term": "Term",
+                        "df": st.column_config.NumberColumn("Papers here"),
+                        "share": st.column_config.NumberColumn("Share here", format="%.1f%%"),
+                        "bg_df": st.column_config.NumberColumn("Background abstracts"),
+                        "bg_share": st.column_config.NumberColumn("Share in background", format="%.2f%%"),
+                        "z": st.column_config.NumberColumn("Log-odds z", format="%.1f"),
+                    },
+                )
     table = analysis.topic_table(corpus, ctx.mask).sort_values("shown", ascending=False, kind="stable").head(25)
     names = [f"{t} · {lab}" for t, lab in zip(table["topic"], table["label"], strict=True)]
     chart(
@@ -194,6 +352,27 @@ def distributions(ctx: shell.Context) -> None:
     )
 
 
+@st.cache_resource(show_spinner=False)
+def background():
+    """The shipped background of ML abstracts (``pipeline.background``), or None when it is missing."""
+    from pipeline import background as bg
+
+    try:
+        return bg.load()
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _distinctive(key, _corpus: Corpus, support: int) -> pd.DataFrame:
+    return analysis.distinctive_terms(_corpus.terms, _corpus.n_papers, background(), min_papers=support)
+
+
+def distinctive_terms(corpus: Corpus, support: int) -> pd.DataFrame:
+    """``analysis.distinctive_terms`` of the whole corpus against the background (cached per build)."""
+    return _distinctive(corpus.key, corpus, support)
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def _keyword_changes(key, _corpus: Corpus, before, after, support) -> pd.DataFrame:
     totals = analysis.papers_per_year(_corpus, filters.apply(_corpus, filters.Filters()))
@@ -207,12 +386,38 @@ def keyword_changes(corpus: Corpus, before: tuple[int, int], after: tuple[int, i
     return _keyword_changes(corpus.key, corpus, before, after, support)
 
 
-def period_slider(label: str, param: str, default: tuple[int, int], lo: int, hi: int) -> tuple[int, int]:
-    """A year-range slider bound to URL parameter ``param``."""
-    url = state.parse_range(st.query_params.get(param))
-    url = (max(url[0], lo), min(url[1], hi)) if url and max(url[0], lo) <= min(url[1], hi) else None
+def periods(years: list[int], default_support: int) -> tuple[tuple[int, int], tuple[int, int], int]:
+    """The two periods to compare and the minimum support (URL ``before``, ``after``, ``support``).
+
+    A period in the link outside the papers' years is cut or replaced, and overlapping or
+    reversed periods are kept; either way the reader is told, never silently.
+    """
+    span, default = (years[0], years[-1]), analysis.default_periods(years)
+    notes = []
+    fitted = []
+    for name, param, fallback in (("earlier", "before", default[0]), ("later", "after", default[1])):
+        asked = state.parse_range(st.query_params.get(param))
+        period, note = analysis.fit_period(asked, span, fallback, name=name)
+        fitted.append(period if asked is not None else None)
+        notes += [note] if note else []
+    c1, c2, c3 = st.columns([2, 2, 1])
+    with c1:
+        before = period_slider("Earlier period", "before", fitted[0], default[0], span)
+    with c2:
+        after = period_slider("Later period", "after", fitted[1], default[1], span)
+    with c3:
+        support = support_input(default_support)
+    for note in notes + analysis.period_notes(before, after):
+        st.warning(text.plain(note), icon=":material/date_range:")
+    return before, after, support
+
+
+def period_slider(
+    label: str, param: str, url: tuple[int, int] | None, default: tuple[int, int], span: tuple[int, int]
+) -> tuple[int, int]:
+    """A year-range slider bound to URL parameter ``param`` (``url``: its value, already fitted to ``span``)."""
     st.slider(
-        label, min_value=lo, max_value=hi, step=1, key=f"trend_{param}",
+        label, min_value=span[0], max_value=span[1], step=1, key=f"trend_{param}",
         **state.bind(f"trend_{param}", url, default=default, to_url=lambda v: {param: None if tuple(v) == default else state.format_range(tuple(v))}),
     )  # fmt: skip
     return tuple(st.session_state[f"trend_{param}"])
@@ -237,22 +442,27 @@ def changes(
     *,
     corpus_name: str = "",
 ) -> None:
-    """Emerging and declining bars for keywords or topics, with the counts behind them."""
+    """Emerging and declining bars for keywords or topics, ranked by log-odds, with the counts behind them."""
     st.markdown(f"**{name}**")
     if table.empty:
         st.caption(f"No {name.lower()} reach {support} papers in these periods.")
         return
-    up, down = table[table["change"] > 0].head(12), table[table["change"] < 0].iloc[::-1].head(12)
     left, right = st.columns(2, gap="large")
     b, a = state.format_range(before), state.format_range(after)
-    for title, part, column in (("Emerging", up, left), ("Declining", down, right)):
+    for title, part, column in (
+        ("Emerging", analysis.emerging(table), left),
+        ("Declining", analysis.declining(table), right),
+    ):
+        if part.empty:
+            column.caption(f"{title}: none.")
+            continue
         chart(
             figures.change_bars(part, label=label, title=title),
             column,
             name=figures.image_name(corpus_name, name.lower(), title.lower(), b, "to", a),
         )
     with st.expander(f"{name}: the counts behind these numbers"):
-        shown = table[[label, "n_before", "share_before", "n_after", "share_after", "change"]]
+        shown = table[[label, "n_before", "share_before", "n_after", "share_after", "change", "z"]]
         st.dataframe(
             shown.assign(
                 share_before=shown["share_before"] * 100,
@@ -267,35 +477,52 @@ def changes(
                 "n_after": st.column_config.NumberColumn(f"Papers {a}"),
                 "share_after": st.column_config.NumberColumn(f"Share {a}", format="%.2f%%"),
                 "change": st.column_config.NumberColumn("Change (points)", format="%+.2f"),
+                "z": st.column_config.NumberColumn(
+                    "Log-odds z", format="%+.1f", help="> 1.96: rose beyond chance; < -1.96: fell"
+                ),
             },
         )
 
 
 def keyword_picker(corpus: Corpus, suggested: list[str]) -> list[str]:
-    """Keywords to plot (URL ``kw``, repeated): the vocabulary by frequency, or any typed phrase."""
+    """Keywords to plot (URL ``kw``, repeated): the vocabulary by frequency, or any typed phrase.
+
+    Enter picks the best match of what was typed (not every match); without ``kw`` in the URL the
+    picker follows the suggestions, which change with the periods.
+    """
     # "kw=" (empty) means the reader removed every keyword; no "kw" at all means the suggestions.
     url_terms = tuple(v for v in st.query_params.get_all("kw") if v) if "kw" in st.query_params else None
+    if url_terms is None and st.session_state.get("_trend_suggested") != suggested:
+        st.session_state.pop("trend_kw", None)  # new periods, new suggestions
+    st.session_state["_trend_suggested"] = suggested
     options = list(dict.fromkeys([*(url_terms or ()), *suggested, *corpus.terms["term"].head(3000).tolist()]))
     st.multiselect(
         "Keywords (type to search the corpus vocabulary, or enter any word or phrase)",
-        options, key="trend_kw", accept_new_options=True, max_selections=8,
+        options, key="trend_kw", accept_new_options=True, max_selections=8, select_all=False,
         **state.bind("trend_kw", url_terms, default=suggested, to_url=lambda v: {"kw": None if list(v) == suggested else (list(v) or [""])}),
     )  # fmt: skip
     return list(st.session_state["trend_kw"])
 
 
-def keyword_lines(ctx: shell.Context, chosen: list[str], suggested: list[str]) -> None:
+def keyword_lines(
+    ctx: shell.Context, chosen: list[str], suggested: list[str], periods: tuple[tuple[int, int], tuple[int, int]]
+) -> None:
     """Share of each year's papers using each chosen keyword, saying how each was counted."""
     if not chosen:
         st.caption("Choose keywords above to see the share of each year's papers that use them.")
         return
     shares = analysis.keyword_year_shares(ctx.corpus, chosen, ctx.mask)
-    chart(figures.keyword_share_lines(shares), name=figures.image_name(ctx.corpus.name, "keywords", *chosen[:4]))
+    chart(
+        figures.keyword_share_lines(shares, periods=periods),
+        name=figures.image_name(ctx.corpus.name, "keywords", *chosen[:4]),
+    )
+    before, after = (state.format_range(p) for p in periods)
     notes = (
-        ["Showing the three fastest-rising keywords (see below); type others to compare."]
+        [f"Showing the {len(suggested)} keywords that rose most surely from {before} to {after} (see Emerging below); "
+         "type others to compare."]
         if chosen == suggested
         else []
-    )
+    )  # fmt: skip
     matched = sorted(set(shares.loc[shares["source"] == "text match", "term"]))
     if matched:
         notes.append(

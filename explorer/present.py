@@ -7,8 +7,13 @@ the reader to the step's own page and parameters. Next and previous are buttons,
 (ArrowRight/ArrowLeft, PageDown/PageUp for presentation clickers, Escape to leave) that a small
 constant script turns into clicks on those buttons: it builds no URL and reads no corpus text.
 
-The tour being assembled lives in ``st.session_state`` (short-lived UI state); it is shared as a
-link with the tour inside (anyone) or saved as a file (editors).
+The tour being assembled lives in ``st.session_state`` and, so that a reload does not lose it, in
+the browser's local storage (a small constant component, ``draft_store``); it is shared as a link
+with the tour inside (anyone) or saved as a file (editors).
+
+On a projector everything grows with the note: the page's type by CSS, chart text, axes and legends
+through :func:`scale` (the one place every chart, the map included, reads its text scale). A step
+can start at a section of its page (``at=emerging``: a heading's anchor); the page scrolls there.
 """
 
 from __future__ import annotations
@@ -22,11 +27,27 @@ from explorer.access import ReadOnlyError
 from explorer.tours import Step, Tour, TourError
 
 if TYPE_CHECKING:
+    from explorer.data import Corpus
     from explorer.shell import Context
 
 DRAFT = "tour_draft"
 DRAFT_NAME = "tour_draft_name"
 TOUR_PARAMS = ("tour", "tourdata", "step")
+#: Chart text, axes and legends in present mode, relative to the normal size (the note is ~2.3x
+#: the page's type; charts at 1.5x stay legible at 1400x900 without crowding their labels).
+PRESENT_SCALE = 1.5
+#: URL parameter naming the section a view starts at (the anchor of one of the page's headings).
+SECTION = "at"
+#: The sections a tour step can start at, per page: anchor -> what the reader sees there.
+SECTIONS: dict[str, dict[str, str]] = {
+    "topics": {"topic": "the topic", "papers": "its representative papers", "overview": "all topics at once"},
+    "trends": {
+        "keywords": "keywords over the years",
+        "topics": "topics over the years",
+        "emerging": "emerging and declining",
+    },
+    "paper": {"similar": "the most similar papers"},
+}
 
 #: Present mode: no sidebar, header or toolbar; the page uses the whole width; large type.
 PRESENT_CSS = """<style>
@@ -40,11 +61,15 @@ PRESENT_CSS = """<style>
 [data-testid="stMain"] h1 { font-size: 3rem !important; }
 [data-testid="stMain"] h2 { font-size: 2.4rem !important; }
 [data-testid="stMain"] h3 { font-size: 1.9rem !important; }
-.st-key-tour_bar { border-bottom: 3px solid #0072B2; padding-bottom: 0.6rem; margin-bottom: 0.4rem; }
+.st-key-tour_bar { border-bottom: 3px solid #0072B2; padding-bottom: 0.6rem; margin-bottom: 0.4rem; background: white; }
+/* the bar (its wrapper: sticky only works inside its parent) stays on screen when a step scrolls to a section */
+[data-testid="stLayoutWrapper"]:has(> .st-key-tour_bar) { position: sticky; top: 0; z-index: 1000; background: white; }
+[data-testid="stMain"] [id] { scroll-margin-top: 10rem; }
 .st-key-tour_note [data-testid="stMarkdownContainer"] p { font-size: 2.2rem !important; line-height: 1.25;
   font-weight: 600; }
 .st-key-tour_note [data-testid="stCaptionContainer"] p { font-size: 1.2rem !important; }
-.st-key-tour_bar button p { font-size: 1.25rem !important; }
+.st-key-tour_bar button p { font-size: 1.25rem !important; white-space: nowrap; }
+.st-key-tour_bar button { min-width: max-content; padding-left: 0.6rem; padding-right: 0.6rem; }
 [class*="st-key-rl_"] { display: none !important; }
 </style>"""
 
@@ -57,7 +82,12 @@ KEYS_JS = """<script>
   window.__atlasTourKeys = (event) => {
     const where = event.target;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (where && where.closest && where.closest("input, textarea, select, [contenteditable], [role=slider]")) return;
+    // Keys typed into a text box or moving a slider stay there; a table (even after a click in it,
+    // which focuses the grid's own input) does not keep them: on a projector they turn the slides.
+    const typing = where && where.closest &&
+      where.closest("input, textarea, select, [contenteditable], [role=slider]") &&
+      !where.closest('[data-testid="stDataFrame"], [data-testid="stTable"]');
+    if (typing) return;
     const key = keys[event.key];
     const button = key && document.querySelector(".st-key-" + key + " button");
     if (!button || button.disabled) return;
@@ -68,6 +98,30 @@ KEYS_JS = """<script>
   document.addEventListener("keydown", window.__atlasTourKeys, true);
 })();
 </script>"""
+
+
+#: Scrolls to a section (a heading anchor) once the page has drawn it. ``{at}`` is only ever one
+#: of the ``SECTIONS`` keys (our own constants), never text from the URL.
+SCROLL_JS = """<script>
+(() => {
+  const at = "{at}";
+  let tries = 0;
+  const go = () => {
+    const target = document.getElementById(at);
+    if (target) { target.scrollIntoView({block: "start"}); return; }
+    if (++tries < 60) setTimeout(go, 150);
+  };
+  setTimeout(go, 300);
+})();
+</script>"""
+
+
+def scale() -> float:
+    """How much larger chart text is drawn in this view: ``PRESENT_SCALE`` while a tour is
+    presented, else 1. The one place charts read it (``panels.chart``; the map component too)."""
+    ctx = st.session_state.get("_ctx")
+    presenting = ctx.presenting if ctx is not None else any(st.query_params.get(k) for k in TOUR_PARAMS[:2])
+    return PRESENT_SCALE if presenting else 1.0
 
 
 def from_url(ctx: Context) -> tuple[Tour | None, dict[str, str], str | None]:
@@ -95,11 +149,16 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
     Args:
         page_path: page name -> script path (``shell.PAGE``), for ``st.switch_page``.
     """
+    section = st.query_params.get(SECTION)
+    if section in SECTIONS.get(ctx.page, {}):  # a known anchor of this page, nothing else
+        st.html(SCROLL_JS.replace("{at}", section), unsafe_allow_javascript=True)
     tour, ref, problem = from_url(ctx)
     if problem:
         st.warning(f"This tour cannot be shown: {text.plain(problem)}", icon=":material/slideshow:")
         return
     if tour is None:
+        with st.sidebar:  # not while presenting: its first report would rerun a page mid-tour
+            draft_store()
         return
     n = len(tour.steps)
     i = min(max(state.parse_int(st.query_params.get("step")) or 1, 1), n)
@@ -118,7 +177,10 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
             "Previous", key="tour_prev", icon=":material/arrow_back:", disabled=i == 1, width="stretch"
         )
         with note.container(key="tour_note"):
-            st.caption(f"{text.plain(tour.name)} · step {i} of {n} · ← → to move, Esc to leave")
+            st.caption(
+                f"{text.plain(tour.name)} · step {i} of {n}: {text.plain(describe(step, ctx.corpus))} · "
+                "← → to move, Esc to leave"
+            )
             st.markdown(text.plain(step.note) or text.plain(f"Step {i}"))
         go_next = nxt.button("Next", key="tour_next", icon=":material/arrow_forward:", disabled=i == n, width="stretch")
         leave_now = leave.button("Exit", key="tour_exit", icon=":material/close:", width="stretch")
@@ -138,10 +200,68 @@ def draft() -> list[Step]:
     return st.session_state.setdefault(DRAFT, [])
 
 
+#: Browser side of ``draft_store``: on the first render it reports what local storage holds; once
+#: the app has read that, every render writes the current draft there. A constant: the draft
+#: travels as data (compressed JSON, ``tours.encode``) and is never put into the page.
+STORE_JS = """
+export default function (component) {
+  const { data, setStateValue } = component;
+  const key = "abstract-atlas:tour-draft";
+  try {
+    if (data && data.write) {
+      if (data.draft) window.localStorage.setItem(key, data.draft);
+      else window.localStorage.removeItem(key);
+    } else {
+      setStateValue("stored", window.localStorage.getItem(key) || "");
+    }
+  } catch (error) {
+    setStateValue("stored", "");
+  }
+}
+"""
+
+
+@st.cache_resource(show_spinner=False)
+def _store_component():
+    return st.components.v2.component("atlas_tour_draft_store", js=STORE_JS)
+
+
+def draft_store() -> None:
+    """Keep the tour being assembled in the browser's local storage, so that a reload (or a new
+    tab) finds it again; restore it from there when this session has none."""
+    restored = st.session_state.get("_tour_draft_restored", False)
+    steps = draft()
+    blob = (
+        tours.encode(Tour(name=tours.slug(st.session_state.get(DRAFT_NAME) or "") or "tour", steps=tuple(steps)))
+        if steps
+        else ""
+    )
+    result = _store_component()(
+        key="tour_draft_store", data={"write": restored, "draft": blob}, default={"stored": None},
+        on_stored_change=lambda: None, height=0,
+    )  # fmt: skip
+    stored = getattr(result, "stored", None)
+    if restored or stored is None:
+        return
+    st.session_state["_tour_draft_restored"] = True
+    if stored and not steps:
+        try:
+            load_into_draft(tours.decode(stored))
+        except TourError:
+            return
+        if st.session_state.get(DRAFT_NAME) == "tour":  # the stand-in name of an unnamed draft
+            st.session_state[DRAFT_NAME] = ""
+        st.rerun()  # redraw the sidebar's step count with the restored tour
+
+
 def _add_step(page: str) -> None:
     note = st.session_state.get("tour_add_note", "")
+    params = {k: v for k, v in state.current_params().items() if k != SECTION}
+    section = st.session_state.get("tour_add_at")
+    if section in SECTIONS.get(page, {}):
+        params[SECTION] = [section]
     try:
-        draft().append(tours.make_step(page, state.current_params(), note))
+        draft().append(tours.make_step(page, params, note))
     except TourError as exc:
         st.toast(text.plain(str(exc)))
         return
@@ -150,13 +270,20 @@ def _add_step(page: str) -> None:
 
 
 def add_view(ctx: Context) -> None:
-    """Sidebar popover: add the current view, with a note, to the tour being assembled."""
+    """Sidebar popover: add the current view, with a note (and the section it starts at), to the
+    tour being assembled."""
     if ctx.page not in tours.PAGES:
         return
     n = len(draft())
     label = f"Add to the tour ({n} step{'s' if n > 1 else ''})" if n else "Add this view to the tour"
     with st.popover(label, icon=":material/add_to_queue:", width="stretch"):
         st.text_area("Note shown with this view", key="tour_add_note", max_chars=tours.MAX_NOTE, height=90)
+        sections = SECTIONS.get(ctx.page, {})
+        if sections:
+            st.selectbox(
+                "Start the view at", [None, *sections], key="tour_add_at",
+                format_func=lambda a: "the top of the page" if a is None else sections[a],
+            )  # fmt: skip
         st.button("Add to the tour", key="tour_add", icon=":material/add:", on_click=_add_step, args=(ctx.page,))
 
 
@@ -189,11 +316,43 @@ def draft_tour(ctx: Context) -> Tour | None:
     return Tour(name=name, steps=tuple(draft()), corpus=ctx.corpus.name) if draft() else None
 
 
-def describe(step: Step) -> str:
-    """``Topics · topic 3`` (plain text; escape before rendering)."""
-    q = step.query()
-    bits = [f"{k} {', '.join(v)}" for k, v in q.items() if k not in ("corpus",)]
-    return f"{step.page} · " + ("; ".join(bits)[:120] if bits else "as it opens")
+def describe(step: Step, corpus: Corpus | None = None) -> str:
+    """What a step shows, named as a reader would: ``Topic: diffusion models``, ``Paper: <title>``,
+    ``Trends: emerging and declining, 2016–2020 to 2021–2023`` (plain text; escape before rendering).
+
+    Args:
+        corpus: the corpus the step's ids refer to (labels and titles); without it, ids are named.
+    """
+    q = {k: v[-1] for k, v in step.query().items() if v}
+    topic = state.parse_int(q.get("topic"))
+    label = corpus.topic_label(topic) if corpus is not None and topic is not None else f"topic {topic}"
+    section = SECTIONS.get(step.page, {}).get(q.get(SECTION, ""))
+    if step.page in ("topics", "map") and topic is not None:
+        name = f"Topic: {label}" + (" on the map" if step.page == "map" else "")
+    elif step.page == "map":
+        name = "Map: all topics"
+    elif step.page == "topics":
+        name = "Topics: all topics"
+    elif step.page == "paper":
+        row = corpus.paper_pos(q.get("paper")) if corpus is not None else None
+        title = corpus.papers["title"].iat[row] if row is not None else q.get("paper", "?")
+        name = f"Paper: {title}"
+    elif step.page == "trends":
+        keywords = step.query().get("kw", [])
+        periods = " to ".join(p for p in (q.get("before"), q.get("after")) if p)
+        what = section or ("keywords " + ", ".join(k for k in keywords if k) if any(keywords) else "keyword trends")
+        name = f"Trends: {what}" + (f", {periods}" if periods else "")
+        section = None
+    elif step.page == "search":
+        mode = " (semantic)" if q.get("mode") == "semantic" else ""
+        name = f"Search: “{q.get('q', '')[:80]}”{mode}" if q.get("q") else "Search"
+    elif step.page == "list":
+        name = "Reading list"
+    else:
+        name = step.page
+    filters = [f"{k} {q[k]}" for k in ("years", "venue", "topics", "text") if q.get(k)]
+    name += f" ({'; '.join(filters)})" if filters else ""
+    return (name + (f" · {section}" if section else ""))[:160]
 
 
 def editor(ctx: Context) -> None:
@@ -203,7 +362,7 @@ def editor(ctx: Context) -> None:
         num, body, up, down, drop = st.columns([0.4, 8, 0.5, 0.5, 0.5], vertical_alignment="center")
         num.markdown(f"**{i + 1}.**")
         st.session_state.setdefault(f"tour_note_{i}", step.note)
-        body.text_input(text.plain(describe(step)), key=f"tour_note_{i}", on_change=_renote, args=(i,))
+        body.text_input(text.plain(describe(step, ctx.corpus)), key=f"tour_note_{i}", on_change=_renote, args=(i,))
         up.button("", icon=":material/arrow_upward:", key=f"tour_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0)
         down.button("", icon=":material/arrow_downward:", key=f"tour_down_{i}", on_click=_move, args=(i, 1),
                     disabled=i == len(steps) - 1)  # fmt: skip

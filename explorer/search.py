@@ -25,6 +25,33 @@ if TYPE_CHECKING:
     from pipeline.embed import Encoder
 
 MIN_PHRASE_WORDS = 2
+_CUT = "_search_query_cut"
+
+
+def query_to_url(value: str) -> dict[str, str]:
+    """The URL parameter for a typed query, cut to ``state.MAX_QUERY_CHARS``: a link carries no
+    more, so the query that runs (the box takes the URL's value on the next run) is the one a
+    copied link reopens. The cut is noted for ``query_cut_note``."""
+    from explorer.state import MAX_QUERY_CHARS
+
+    query = value.strip()
+    if len(query) > MAX_QUERY_CHARS:
+        st.session_state[_CUT] = len(query)
+        query = query[:MAX_QUERY_CHARS].rstrip()
+    return {"q": query}
+
+
+def query_cut_note() -> None:
+    """Say once that the query typed was cut to the length a link can carry."""
+    from explorer.state import MAX_QUERY_CHARS
+
+    typed = st.session_state.pop(_CUT, None)
+    if typed:
+        st.warning(
+            f"Your query had {typed:,} characters; searches take at most {MAX_QUERY_CHARS:,} (what a link can carry), "
+            "so its beginning is searched, as shown in the box.",
+            icon=":material/content_cut:",
+        )
 
 
 @dataclass(frozen=True)

@@ -35,11 +35,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer import readinglist
-from explorer.filters import Filters
+from explorer.filters import MAX_TEXT, Filters
 
 #: Parameters that travel with every link between pages.
 SHARED = ("corpus", "years", "venue", "topics", "text", "list")
 MODES = ("keyword", "semantic")
+#: The longest search query: the search box takes no more and a link carries no more, so a copied
+#: link always reopens the query that ran (a longer one in a link is cut, and the reader told).
 MAX_QUERY_CHARS = 2_000
 
 Params = Mapping[str, list[str]]
@@ -141,6 +143,18 @@ def parse(params: Params) -> View:
         problems.append(f"mode={mode!r} is not one of {', '.join(MODES)}")
         mode = "keyword"
 
+    q = _last(params, "q") or ""
+    if len(q) > MAX_QUERY_CHARS:
+        problems.append(
+            f"the query has {len(q):,} characters; searches take at most {MAX_QUERY_CHARS:,}, so only its first "
+            f"{MAX_QUERY_CHARS:,} are searched"
+        )
+        q = q[:MAX_QUERY_CHARS]
+    text = _last(params, "text") or ""
+    if len(text) > MAX_TEXT:
+        problems.append(f"the text filter has {len(text):,} characters; only its first {MAX_TEXT} are used")
+        text = text[:MAX_TEXT]
+
     venues = tuple(dict.fromkeys(v for v in params.get("venue", []) if v))
     reading, reading_problems = readinglist.parse(_last(params, readinglist.PARAM))
     problems += reading_problems
@@ -148,9 +162,9 @@ def parse(params: Params) -> View:
         corpus=_last(params, "corpus"),
         topic=topic,
         paper=_last(params, "paper"),
-        q=(_last(params, "q") or "")[:MAX_QUERY_CHARS],
+        q=q,
         mode=mode,
-        filters=Filters(years=years, venues=venues, topics=topics, text=(_last(params, "text") or "")[:200]),
+        filters=Filters(years=years, venues=venues, topics=topics, text=text),
         reading=reading,
         problems=tuple(problems),
     )

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.access import Access, require_write
+from explorer.state import MAX_QUERY_CHARS
 from pipeline import artifacts
 
 VERSION = 1
@@ -37,7 +38,7 @@ PARAM_RE = re.compile(r"^[a-z][a-z_]{0,15}$")
 MAX_STEPS = 40
 MAX_NOTE = 600
 MAX_PARAMS = 20
-MAX_VALUE = 2_000
+MAX_VALUE = MAX_QUERY_CHARS  # a step keeps a whole query (the longest value a view has)
 MAX_BLOB = 12_000  # characters of ``tourdata``
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, panels, search, share, shell, state, text
+from explorer import figures, panels, search, share, shell, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -68,25 +68,7 @@ with left:
     if bad:
         st.caption(f"{bad} formula{'s' if bad > 1 else ''} shown as text (not plain math).")
 with right:
-    st.subheader("Topic", anchor=False)
-    if pos is None:
-        st.markdown("Not assigned to a topic (an outlier).")
-    else:
-        shell.topic_link(ctx, topic)
-        notes = [f"fit {paper['topic_prob']:.0%}"] + (["moved here by hand"] if paper["moved"] else [])
-        if paper["was_outlier"]:
-            notes.append("clustering left it out; placed in its nearest topic")
-        if paper["placed"]:
-            notes.append("added after the topics were fitted")
-        st.caption(" · ".join(notes))
-        if ctx.can_edit:
-            st.page_link(shell.PAGE["curate"].path, label="Move it to another topic", icon=":material/move_item:",
-                         query_params=state.shared(ctx.view, paper=paper["doc_id"]))  # fmt: skip
-        dist = np.asarray(corpus.topic_distribution[row], dtype=float)
-        top = [int(i) for i in np.argsort(-dist, kind="stable")[:5] if dist[i] >= 0.01]
-        ids = [int(corpus.topic_ids[i]) for i in top]
-        fig = figures.topic_probability_bars([corpus.topic_label(t) for t in ids], ids, [dist[i] for i in top])
-        panels.chart(fig, name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"))
+    panels.paper_topic(ctx, row)
     fig = figures.position_map(corpus, corpus.xy[row], topic=topic, name="this paper")
     panels.chart(fig, name=shell.image_name(ctx, "paper", corpus.short_ids[row], "map"))
 

@@ -17,7 +17,7 @@ with find:
         "Search",
         key="search_q",
         placeholder="words or a phrase from an abstract, or a description of what you look for",
-        **state.bind("search_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
+        **state.bind("search_q", ctx.view.q or None, default="", to_url=search.query_to_url),
     )
     right.segmented_control(
         "Mode",
@@ -30,6 +30,7 @@ with find:
         ),
     )
     query = st.session_state["search_q"].strip()
+    search.query_cut_note()
     mode = st.session_state["search_mode"] or "keyword"
     if not query:
         st.caption(

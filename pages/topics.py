@@ -12,31 +12,35 @@ if table.empty:
     st.info("This corpus has no topics: clustering left every paper out. Rebuild it with a smaller minimum topic size.")
     st.stop()
 topic = shell.url_topic(ctx, instead="pick one below")
-
-st.caption(
-    "Click a column header to sort, a row to open the topic. *Coherence* (NPMI of the top keywords, −1 to 1), "
-    "*reassigned* (papers clustering left out, placed here) and *stability* say how much to trust a topic. "
-    + panels.stability_note(corpus)
-)
-panels.topic_table(ctx, table)
 labels = panels.topic_labels(corpus)
-st.selectbox(
-    "Topic", table["topic"].tolist(), index=None, key="topics_topic", placeholder="Choose a topic…",
-    format_func=lambda t: f"{t} · {labels[t]}",
-    **state.bind("topics_topic", topic, default=None, to_url=lambda v: {"topic": v}),
-)  # fmt: skip
-topic = st.session_state["topics_topic"]
+coherence_note = analysis.coherence_note(corpus)
+
+if not (ctx.presenting and topic is not None):  # a tour step about one topic opens at the topic
+    st.caption(
+        "Click a column header to sort, a row to open the topic. *Label support* (do the topic's papers and keywords "
+        "use the label's words? a label marked (?) is weak), *coherence* (NPMI of the top keywords, −1 to 1), "
+        "*reassigned* (papers clustering left out, placed here) and *stability* say how much to trust a topic. "
+        + " ".join(filter(None, [coherence_note, panels.stability_note(corpus)]))
+    )
+    panels.topic_table(ctx, table)
+    st.selectbox(
+        "Topic", table["topic"].tolist(), index=None, key="topics_topic", placeholder="Choose a topic…",
+        format_func=lambda t: f"{t} · {labels[t]}",
+        **state.bind("topics_topic", topic, default=None, to_url=lambda v: {"topic": v}),
+    )  # fmt: skip
+    topic = st.session_state["topics_topic"]
 
 if topic is not None:
     pos = corpus.topic_pos(topic)
-    st.header(f"Topic {topic} · {text.plain(labels[topic])}", anchor=False)
-    panels.topic_metrics(table.iloc[pos])
-    if corpus.topics["curated"].iat[pos]:
+    st.header(f"Topic {topic} · {text.plain(labels[topic])}", anchor="topic")
+    panels.topic_metrics(table.iloc[pos], coherence_note=coherence_note)
+    row = corpus.topics.iloc[pos]
+    panels.weak_label_note(row)
+    if row["curated"]:
         st.caption("Renamed or merged by hand (see Curate topics).")
     shell.topic_link(ctx, topic, label="See it on the map", page="map")
     if ctx.can_edit:
         shell.topic_link(ctx, topic, label="Rename or merge this topic", page="curate")
-    row = corpus.topics.iloc[pos]
     panels.label_evidence(row)
     left, right = st.columns(2)
     fig = figures.keyword_bars(list(row["keywords"]), list(row["keyword_weights"]), topic=topic)
@@ -44,9 +48,13 @@ if topic is not None:
     with right:
         panels.relevance_panel(analysis.topic_terms_of(corpus, topic), topic, corpus.name)
 
-    st.subheader("Representative papers", anchor=False)
-    for r in analysis.representative_rows(corpus, pos):
-        shell.paper_item(ctx, r, f"fit {corpus.papers['topic_prob'].iat[r]:.2f}", where="rep")
+    st.subheader("Representative papers", anchor="papers")
+    reps = analysis.representative_rows(corpus, pos)
+    near = analysis.neighbour_topics(corpus, reps, panels.NEIGHBOURS) if reps else []
+    for r, others in zip(reps, near, strict=True):
+        shell.paper_item(
+            ctx, r, f"{int((others == topic).sum())} of its {len(others)} most similar papers here", where="rep"
+        )
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader("Nearest topics", anchor=False)
@@ -59,4 +67,5 @@ if topic is not None:
         panels.chart(fig, right, name=shell.image_name(ctx, "topic", topic, "share-by-year"))
 
 st.divider()
+st.subheader("All topics", anchor="overview")
 panels.topic_overview(corpus, topic)

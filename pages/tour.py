@@ -23,7 +23,7 @@ else:
     inside = {"tourdata": tours.encode(tour)}
     first = tour.steps[0]
     st.page_link(
-        shell.PAGE_PATH[first.page], label=f"Present “{text.plain(tour.name)}” ({len(tour.steps)} steps)",
+        shell.PAGE_PATH[first.page], label=f"Present “{text.plain(tour.name)}” ({len(tour.steps)} step{'s' if len(tour.steps) != 1 else ''})",
         icon=":material/play_arrow:", query_params=present.step_params(inside, first, 1),
     )  # fmt: skip
     st.caption("A link with the whole tour inside: anyone can open it, nothing is saved on the server.")
@@ -50,7 +50,7 @@ for name in names:
     play, edit, drop = st.columns([6, 1, 1], vertical_alignment="center")
     step = saved.steps[0]
     play.page_link(
-        shell.PAGE_PATH[step.page], label=f"{text.plain(name)} ({len(saved.steps)} steps)",
+        shell.PAGE_PATH[step.page], label=f"{text.plain(name)} ({len(saved.steps)} step{'s' if len(saved.steps) != 1 else ''})",
         icon=":material/play_arrow:", query_params=present.step_params(ref, step, 1),
     )  # fmt: skip
     edit.button("Edit", key=f"tour_edit_{name}", on_click=present.load_into_draft, args=(saved,))

@@ -169,4 +169,6 @@ def with_trends(result: TopicResult, papers: pd.DataFrame, config: BuildConfig) 
     table["growth"] = [growth.get(int(t), np.nan) for t in table["topic"]]
     if "stability" not in table:  # built before stability was measured
         table["stability"] = np.nan
+    if "label_support" not in table:  # built before label support was measured
+        table["label_support"] = np.nan
     return replace(result, trends=trends, topic_table=table)

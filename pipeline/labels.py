@@ -13,10 +13,19 @@ papers are given (:func:`topic_text`), every candidate is checked against them:
 
 A label has 2-5 words: one phrase, or two terms joined by "and" ("voting and elections"). Labels
 are unique within a corpus (also up to plurals), and never made only of generic words.
+
+Every label is then checked against its evidence (:func:`label_support`): the share of the
+topic's papers that use its words, and the share of its distinctive words among the topic's top
+c-TF-IDF terms. A candidate label that its evidence does not support (a KeyBERT phrase close to the
+topic's embedding but written by few of its papers) gives way to one that is supported; a topic
+where no candidate is supported (a handful of unrelated papers) keeps its best label, and its
+support below :data:`WEAK_SUPPORT` tells the app to show it as weak.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import os
 import re
 from collections import Counter
@@ -44,6 +53,16 @@ GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
     computation computational estimation distribution distributions human humans attention
     """.split()
 )
+
+#: Below this support (:func:`label_support`, 0-1) a label is weak: one cannot be sure that a fifth
+#: of the topic's papers use its words, or few of its words are among the topic's top terms.
+WEAK_SUPPORT = 0.2
+#: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
+MIN_PART_PAPERS = 3
+#: How many of the topic's c-TF-IDF terms count as its "top terms" for the support check.
+SUPPORT_TOP_TERMS = 10
+#: The mark the app appends to a weak label wherever it shows it.
+WEAK_MARK = " (?)"
 
 #: Most words a label may have.
 MAX_WORDS = 5
@@ -120,6 +139,16 @@ def _stems(term: str) -> set[str]:
     return {_stem(p) for w in term.split() for p in w.split("-") if p}
 
 
+@functools.lru_cache(maxsize=200_000)
+def _word_stems(word: str) -> frozenset[str]:
+    return frozenset(_stems(word))
+
+
+def stems(term: str) -> set[str]:
+    """The words of ``term`` in singular, lower case, hyphenated words also by part."""
+    return _stems(term)
+
+
 def _same_word(a: str, b: str) -> bool:
     """Near-duplicates: "bandit"/"bandits", "planning"/"planner", "handwriting"/"handwritten"."""
     if a == b:
@@ -161,6 +190,13 @@ class _Text:
         self.docs = [f" {d.strip()} " for d in text.split(" || ")]
         self.n_docs = len(self.docs)
         self.stop = _english_stop_words()
+
+    @property
+    def doc_stems(self) -> list[frozenset[str]]:
+        """Each paper's words as stems (hyphenated words also by part), for the support check."""
+        if not hasattr(self, "_doc_stems"):
+            self._doc_stems = [frozenset().union(*map(_word_stems, set(re.findall(_WORD, d)))) for d in self.docs]
+        return self._doc_stems
 
     def doc_share(self, term: str) -> float:
         """Share of the topic's papers that use ``term``."""
@@ -213,7 +249,9 @@ class _Text:
         return _Phrase(term, count, 1.0 - content_next / count)
 
 
-def _candidates(terms: TopicTerms, depth: int = 20, *, min_papers: int = 2) -> list[tuple[str, float]]:
+def _candidates(
+    terms: TopicTerms, depth: int = 20, *, min_papers: int = 2, text: _Text | None = None
+) -> list[tuple[str, float]]:
     """Candidate label terms, best first, with their scores.
 
     A term scores by its c-TF-IDF weight relative to the topic's best and by its KeyBERTInspired
@@ -230,7 +268,7 @@ def _candidates(terms: TopicTerms, depth: int = 20, *, min_papers: int = 2) -> l
     keybert = {t: 1.0 - 0.06 * rank for rank, t in enumerate(terms.keybert[:10]) if t}
     mmr = set(terms.mmr[:10])
     raw = {t: 0.6 * ctfidf.get(t, 0.0) + 0.6 * keybert.get(t, 0.0) + 0.1 * (t in mmr) for t in {**ctfidf, **keybert}}
-    text = _Text(terms.text) if terms.text else None
+    text = text if text is not None else (_Text(terms.text) if terms.text else None)
     scored: dict[str, float] = {}
     for term, score in raw.items():
         if text is not None:
@@ -247,6 +285,105 @@ def _candidates(terms: TopicTerms, depth: int = 20, *, min_papers: int = 2) -> l
         score *= 1.0 + 0.25 * min(len(term.split()) - 1, 2)
         scored[term] = max(score, scored.get(term, 0.0))
     return sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+@dataclass(frozen=True)
+class LabelSupport:
+    """How well a label agrees with its topic's evidence.
+
+    Attributes:
+        papers: how many of the topic's papers use the label's words, as a share one can be sure
+            of: the lower bound of its confidence interval (Wilson, 80%), so 2 papers of 6 count
+            for less than 70 of 210. For "A and B", either part counts, and each part must be
+            used by at least half that share (a label half about a side issue is half wrong) and
+            by :data:`MIN_PART_PAPERS` papers (else its own share counts, not twice it).
+            NaN when the papers' text is not known.
+        keywords: share of the label's distinctive words that are among the topic's top terms.
+        used: papers using the label's words (either part).
+        of: papers read (the topic's papers, or an even sample of a large topic).
+    """
+
+    papers: float
+    keywords: float
+    used: int = 0
+    of: int = 0
+
+    @property
+    def value(self) -> float:
+        """The weaker of the two (0-1): a label needs both its papers and its keywords behind it."""
+        known = [v for v in (self.papers, self.keywords) if v == v]
+        return min(known) if known else float("nan")
+
+
+_NUMBERED = re.compile(r" \(\d+\)$")
+
+
+def _label_parts(label: str) -> list[frozenset[str]]:
+    """The stems of each part of a label ("A and B" has two) that say what it is about.
+
+    Generic words ("neural", "learning", "models") and joining words count only when a part has
+    nothing else: "neural network estimator" is about estimators, "neural networks" about networks.
+    """
+    stop = _english_stop_words()
+    base = _NUMBERED.sub("", label.strip().lower())
+    base = base.removesuffix(" research")
+    parts = []
+    for part in base.split(" and "):
+        words = [w for w in part.split() if w not in stop]
+        content = [w for w in words if w not in GENERIC_WORDS] or words
+        part_stems = _stems(" ".join(content))
+        if part_stems:
+            parts.append(frozenset(part_stems))
+    return parts
+
+
+def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -> LabelSupport:
+    """How far a label is supported by its topic's top terms and its papers (see :class:`LabelSupport`).
+
+    Args:
+        label: the label ("diffusion models", "voting and elections", "x and y (2)").
+        terms: the topic's representations; ``terms.text`` (:func:`topic_text`) holds its papers.
+        text: ``terms.text`` already parsed (saves the work when many labels are checked).
+    """
+    parts = _label_parts(label)
+    if not parts:
+        return LabelSupport(0.0, 0.0)
+    if text is None and terms.text:
+        text = _Text(terms.text)
+    used = n = 0
+    papers = float("nan")
+    if text is not None and text.n_docs:
+        n = text.n_docs
+        used = sum(any(p <= doc for p in parts) for doc in text.doc_stems)
+        papers = wilson_lower(used, n)
+        if len(parts) > 1:
+            weakest = min(sum(p <= doc for doc in text.doc_stems) for p in parts)
+            # each part must cover half as much; a part one or two papers use is their subject
+            papers = min(papers, (2 if weakest >= MIN_PART_PAPERS else 1) * wilson_lower(weakest, n))
+    top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
+    words = set().union(*parts)
+    found = sum(any(_same_word(w, t) for t in top) for w in words)
+    return LabelSupport(float(papers), found / len(words), used, n)
+
+
+def wilson_lower(k: int, n: int, z: float = 1.2816) -> float:
+    """Lower bound of the Wilson score interval of ``k`` successes in ``n`` (z = 1.28: 80% two-sided)."""
+    if n <= 0:
+        return float("nan")
+    p = k / n
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - spread) / (1 + z * z / n))
+
+
+def is_weak(support: float) -> bool:
+    """True when a stored support (0-1, NaN when unmeasured) marks the label as weak."""
+    return support == support and support < WEAK_SUPPORT
+
+
+def shown_label(label: str, support: float) -> str:
+    """The label as the app shows it: weak labels end in :data:`WEAK_MARK`."""
+    return f"{label}{WEAK_MARK}" if is_weak(support) and not label.endswith(WEAK_MARK) else label
 
 
 def _overlaps(a: str, b: str) -> bool:
@@ -284,20 +421,33 @@ def _options(cands: list[tuple[str, float]]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def label_for(terms: TopicTerms, taken: set[str]) -> str:
+def label_for(terms: TopicTerms, taken: set[str], *, text: _Text | None = None) -> str:
     """One topic's label, avoiding labels in ``taken`` (also up to plurals and word order).
 
     Terms used by at least two of the topic's papers are tried first; tiny topics (a handful of
-    papers on different subjects) may need terms of one paper.
+    papers on different subjects) may need terms of one paper. The first option its evidence
+    supports (:func:`label_support` at least :data:`WEAK_SUPPORT`) wins; when none is, the best
+    supported one (it will be shown as weak).
     """
     taken_keys = {_key(t) for t in taken}
+    text = text if text is not None else (_Text(terms.text) if terms.text else None)
+    best, best_support, seen = None, -1.0, set()
     for min_papers in (2, 1):
-        for option in _options(_candidates(terms, min_papers=min_papers)):
-            if option not in taken and _key(option) not in taken_keys:
+        for option in _options(_candidates(terms, min_papers=min_papers, text=text)):
+            if option in seen or option in taken or _key(option) in taken_keys:
+                continue
+            seen.add(option)
+            support = label_support(option, terms, text=text).value
+            support = -1.0 if support != support else support
+            if support >= WEAK_SUPPORT:
                 return option
+            if support > best_support:
+                best, best_support = option, support
+    if best is not None:
+        return best
     # Nothing better is left: the best terms that passed the checks, else the best distinctive
     # terms the papers write as such; numbered if needed.
-    words = [t for t, _ in _candidates(terms, min_papers=1)][:1]
+    words = [t for t, _ in _candidates(terms, min_papers=1, text=text)][:1]
     if not words:
         written = [t for t, _ in terms.ctfidf if t and not is_generic(t) and (not terms.text or f" {t} " in terms.text)]
         words = written[:1] + [t for t in written[1:] if not _overlaps(t, written[0])][:1]
@@ -316,10 +466,18 @@ def label_for(terms: TopicTerms, taken: set[str]) -> str:
 
 def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None) -> dict[int, str]:
     """Labels for all topics; larger topics (earlier in ``order``) choose first."""
+    return {topic: label for topic, (label, _) in label_topics(topics, order).items()}
+
+
+def label_topics(topics: dict[int, TopicTerms], order: list[int] | None = None) -> dict[int, tuple[str, LabelSupport]]:
+    """Labels for all topics with their support (each topic's papers read once); larger topics
+    (earlier in ``order``) choose first."""
     taken: set[str] = set()
-    labels: dict[int, str] = {}
+    out: dict[int, tuple[str, LabelSupport]] = {}
     for topic in order or sorted(topics):
-        label = label_for(topics[topic], taken)
-        labels[topic] = label
+        terms = topics[topic]
+        text = _Text(terms.text) if terms.text else None
+        label = label_for(terms, taken, text=text)
+        out[topic] = (label, label_support(label, terms, text=text))
         taken.add(label)
-    return labels
+    return out

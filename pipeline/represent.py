@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import RepresentParams
-from pipeline.labels import TopicTerms, make_labels, topic_text
+from pipeline.labels import TopicTerms, label_topics, topic_text
 from pipeline.place import topic_distribution
 from pipeline.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-REPRESENT_VERSION = 2
+REPRESENT_VERSION = 3  # 3: label support (label_support column, supported labels first)
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -353,10 +353,11 @@ def fit_topics(
                 "n_reassigned": int(raw_outlier[members].sum()),
             }
         )
-    labels_by_topic = make_labels(reps, order=sorted(topic_ids, key=lambda t: -int((topics == t).sum())))
+    chosen = label_topics(reps, order=sorted(topic_ids, key=lambda t: -int((topics == t).sum())))
     table = pd.DataFrame(rows)
     if len(table):
-        table.insert(1, "label", table["topic"].map(labels_by_topic))
+        table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
+        table["label_support"] = [chosen[t][1].value for t in table["topic"]]
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     return TopicModel(topics, table, terms_table, hierarchy, t_emb, similarity, distribution, model)
 

@@ -170,9 +170,12 @@ def test_topics_page_shows_a_topic_in_depth(small_artifacts, monkeypatch):
     assert "Topic 0 · " in texts(at.header)
     assert at.slider(key="lam").value == pytest.approx(0.3)
     table = at.dataframe[0].value
-    assert {"label", "size", "coherence", "reassigned"} <= set(table.columns)
+    assert {"label", "size", "reassigned", "label_support"} <= set(table.columns)
+    assert "coherence" not in table.columns  # 137 abstracts are too few for NPMI: said, not shown
+    assert "Coherence is not shown" in texts(at.caption)
     metrics = {m.label: m.value for m in at.metric}
-    assert {"Papers", "Coherence", "Reassigned", "Growth"} <= set(metrics)
+    assert {"Papers", "Coherence", "Reassigned", "Growth", "Label support"} <= set(metrics)
+    assert metrics["Coherence"] == "–"
     titles = " ".join(s.get("layout", {}).get("title", {}).get("text", "") for s in plotly_specs(at))
     for name in ("c-TF-IDF", "λ = 0.30", "Topic hierarchy", "Intertopic distance", "Topic similarity"):
         assert name in titles
@@ -218,7 +221,8 @@ def test_trends_page_explains_a_single_year(mixed_root, monkeypatch):
     at = run(mixed_root, monkeypatch, "pages/trends.py", corpus="oneyear")
     message = texts(at.info)
     assert "from 2026" in message and "year" in message and "title line" in message
-    assert len(plotly_specs(at)) == 2  # keyword and topic distributions instead
+    titles = [s["layout"]["title"]["text"] for s in plotly_specs(at)]
+    assert titles == ["Distinctive terms (vs. ML abstracts)", "Topics"]  # not raw counts
 
 
 # ------------------------------------------------------------------------------------------
