@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, panels, search, share, shell, state, text
+from explorer import figures, mapcomponent, panels, search, share, shell, state, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -87,8 +87,10 @@ with right:
         ids = [int(corpus.topic_ids[i]) for i in top]
         fig = figures.topic_probability_bars([corpus.topic_label(t) for t in ids], ids, [dist[i] for i in top])
         panels.chart(fig, name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"))
-    fig = figures.position_map(corpus, corpus.xy[row], topic=topic, name="this paper")
-    panels.chart(fig, name=shell.image_name(ctx, "paper", corpus.short_ids[row], "map"))
+    mapcomponent.position_map(
+        corpus, corpus.xy[row], topic=topic, name="this paper", key="paper_map", scale=mapcomponent.scale(ctx.presenting),
+        png_name=shell.image_name(ctx, "paper", corpus.short_ids[row], "map"), on_click=lambda r: shell.open_paper(ctx, r),
+    )  # fmt: skip
 
 st.subheader("Most similar papers", anchor=False)
 similar = search.similar_papers(corpus, row, 10)

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, panels, search, shell, state, text
+from explorer import figures, mapcomponent, panels, search, shell, state, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -85,10 +85,10 @@ with place:
                     [corpus.topic_label(t) for t in ids], ids, [float(placed.probs[i]) for i in top]
                 )
                 panels.chart(bars, name=shell.image_name(ctx, "my-abstract-topics"))
-            fig = figures.position_map(
-                corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract"
-            )
-            panels.chart(fig, name=shell.image_name(ctx, "my-abstract-map"))
+            mapcomponent.position_map(
+                corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract", key="place_map",
+                png_name=shell.image_name(ctx, "my-abstract-map"), on_click=lambda r: shell.open_paper(ctx, r),
+            )  # fmt: skip
         with right:
             st.markdown("**Nearest papers**")
             for r, sim in zip(placed.nearest.rows, placed.nearest.scores, strict=True):
