@@ -153,6 +153,7 @@ def topic_map(
     legend: bool = True,
     select: bool = True,
     clickable: bool = True,
+    topic_labels: str = "all",
     png_name: str = "map",
     caption: str = "Topic map",
     on_click: Callable[[int], None] | None = None,
@@ -181,19 +182,19 @@ def topic_map(
     mount_data([pts, *([mask_blob] if mask_blob else []), *(b for b, _ in mark_blobs)], key)
     _map_fragment(
         corpus, key, pts, mask_blob, mark_blobs, list(overlay), highlight, view_in_url, height, scale, legend,
-        select, clickable, png_name, caption, on_click, on_topic, below,
+        select, clickable, topic_labels, png_name, caption, on_click, on_topic, below,
     )  # fmt: skip
 
 
 @st.fragment
 def _map_fragment(
     corpus, key, pts, mask_blob, mark_blobs, overlay, highlight, view_in_url, height, scale, legend,
-    select, clickable, png_name, caption, on_click, on_topic, below,
+    select, clickable, topic_labels, png_name, caption, on_click, on_topic, below,
 ) -> None:  # fmt: skip
     view = mapview.parse_view(st.query_params.get(VIEW_PARAM)) if view_in_url else None
     data = mapview.map_state(
         pts, highlight=highlight, mask=mask_blob, marks=mark_blobs, overlay=overlay, view=view, scale=scale,
-        legend=legend, select=select, clickable=clickable, png_name=png_name, caption=caption,
+        legend=legend, select=select, clickable=clickable, topic_labels=topic_labels, png_name=png_name, caption=caption,
         answer=st.session_state.get(f"_{key}_answer"),
     )  # fmt: skip
     result = _component()(
@@ -271,6 +272,7 @@ def position_map(
     x, y = (float(v) for v in np.asarray(point, dtype=float)[:2])
     topic_map(
         corpus, key=key, mask=mask, highlight=topic, overlay=[Overlay(x, y, name, palette.STAR)], view_in_url=False,
-        height=height, scale=scale, legend=False, select=False, clickable=on_click is not None, png_name=png_name,
+        height=height, scale=scale, legend=False, select=False, clickable=on_click is not None, topic_labels="highlight",
+        png_name=png_name,
         caption=f"Where {name} lies on the topic map", on_click=on_click,
     )  # fmt: skip

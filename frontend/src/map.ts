@@ -25,6 +25,7 @@ export const DEFAULTS: MapOptions = {
   select: true,
   clickable: true,
   titles: true,
+  topicLabels: "all",
   pngName: "map",
   caption: "Topic map",
 };
@@ -656,6 +657,7 @@ export class AtlasMap {
     for (const i of order) {
       const t = ds.topics[i];
       if (t.x === null || t.y === null || !this.shownPerTopic[i]) continue;
+      if (o.topicLabels === "highlight" && i !== hl) continue;
       const [px, py] = this.project(t.x, t.y);
       if (px < -200 || py < -60 || px > w + 200 || py > h + 60) continue;
       const on = i === hl;

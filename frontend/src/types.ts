@@ -77,6 +77,7 @@ export interface MapOptions {
   select: boolean; // box and lasso
   clickable: boolean; // a click reports the paper
   titles: boolean; // paper titles as labels when zoomed in far enough
+  topicLabels: "all" | "highlight"; // every topic's label, or only the highlighted topic's (small maps)
   pngName: string;
   caption: string; // accessible name of the map
 }
