@@ -25,7 +25,7 @@ from pipeline import artifacts, cli
 from pipeline.build import build
 from pipeline.curation import Curation, curation_path
 from tests.conftest import SMALL_CORPUS, fast_config
-from tests.test_pages import APP, _as_after_first_run, link_params, plotly_specs, qp, run, texts, unescape
+from tests.test_pages import APP, _as_after_first_run, link_params, qp, run, texts, unescape
 
 TOKEN = "s3cret-editor-token-for-tests"
 
