@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from pipeline import place
+from pipeline.bm25 import tokenize  # one tokeniser for the app and the offline export
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
@@ -51,12 +52,6 @@ def _empty() -> Hits:
 # ------------------------------------------------------------------------------------------
 # Keyword search
 # ------------------------------------------------------------------------------------------
-
-
-def tokenize(texts: list[str]) -> list[list[str]]:
-    import bm25s
-
-    return bm25s.tokenize(texts, lower=True, stopwords="en", return_ids=False, show_progress=False)
 
 
 def build_bm25(corpus: Corpus):
