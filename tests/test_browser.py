@@ -281,6 +281,28 @@ def test_a_click_opens_the_dot_you_see(tab, papers):
     assert tab.params()["paper"] == [papers.loc[b["row"], "doc_id"]]
 
 
+def test_this_papers_star_is_drawn_on_top_in_a_contrasting_colour(tab, papers, output_dir, tmp_path):
+    from PIL import Image
+
+    from explorer import palette
+
+    tab.open("/paper?corpus=small&paper=latex-1")
+    tab.page.locator(".stage").first.scroll_into_view_if_needed()
+    tab.settle()
+    overlay = on_map(tab, "m => m.opts.overlay")
+    assert [o["label"] for o in overlay] == ["this paper"] and overlay[0]["colour"] == palette.STAR
+    x, y = on_map(tab, f"m => m.screenOfPoint({overlay[0]['x']}, {overlay[0]['y']})")
+    row = int(papers.index[papers["doc_id"] == "latex-1"][0])
+    assert on_map(tab, f"m => m.screenOf({row})") == [x, y]  # over the paper's own dot
+    shot = tmp_path / "star.png"
+    tab.page.screenshot(path=str(shot), clip={"x": x - 20, "y": y - 20, "width": 40, "height": 40})
+    pixel = Image.open(shot).convert("RGB").getpixel((20, 20))
+    assert all(abs(a - b) <= 40 for a, b in zip(pixel, palette.rgb(palette.STAR), strict=True)), pixel  # not hidden
+    tab.page.screenshot(
+        path=str(output_dir / "paper-map-star.png"), clip={"x": x - 160, "y": y - 120, "width": 320, "height": 240}
+    )
+
+
 def test_the_view_and_zoom_go_into_the_url_and_a_copied_link_reopens_them(tab, browser, server, output_dir):
     tab.open("/?corpus=small")
     box = tab.page.locator(".stage").bounding_box()

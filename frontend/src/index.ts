@@ -11,10 +11,21 @@ import { AtlasMap, DEFAULTS } from "./map";
 import { Blob, decode, fromBase64, peekId, toBase64 } from "./payload";
 import { Dataset, Detail, Host, MapOptions, Mark, View } from "./types";
 
-const registry: { blobs: Map<string, Blob>; waiting: Map<string, ((b: Blob) => void)[]> } = ((globalThis as any).__atlasBlobs ||= {
-  blobs: new Map(),
-  waiting: new Map(),
-});
+// Shared by every instance on the page. ``raw`` holds containers that the small data-only
+// component (explorer/mapcomponent.py: DATA_JS) received before or while this bundle loads.
+const registry: {
+  blobs: Map<string, Blob>;
+  waiting: Map<string, ((b: Blob) => void)[]>;
+  raw: Uint8Array[];
+  onraw?: () => void;
+} = ((globalThis as any).__atlasBlobs ||= { blobs: new Map(), waiting: new Map(), raw: [] });
+registry.blobs ||= new Map();
+registry.waiting ||= new Map();
+registry.raw ||= [];
+function drain(): void {
+  while (registry.raw.length) putBlob(registry.raw.shift()!);
+}
+registry.onraw = drain;
 
 export function putBlob(bytes: Uint8Array): Blob | null {
   const id = peekId(bytes);
@@ -34,6 +45,7 @@ export function putBlob(bytes: Uint8Array): Blob | null {
 }
 
 export function getBlob(id: string): Promise<Blob> {
+  drain();
   const known = registry.blobs.get(id);
   if (known) return Promise.resolve(known);
   return new Promise((resolve) => {
@@ -133,4 +145,5 @@ export function mount(element: HTMLElement, host: Host): AtlasMap {
   return new AtlasMap(root, host);
 }
 
+drain();
 (globalThis as any).AtlasMap = { mount, putBlob, getBlob, datasetOf, decode, fromBase64, toBase64, DEFAULTS, version: 1 };

@@ -780,7 +780,7 @@ export class AtlasMap {
       const rows = Array.from(this.pendingAsk);
       this.pendingAsk.clear();
       this.host.need(rows);
-    }, 40);
+    }, 8); // gathers the rows asked for in one frame into one request
   }
 
   private showTip(h: Hover): void {
