@@ -143,6 +143,41 @@ async def time_map(context, base: str, corpus: str, n: int, frames: list | None 
     return elapsed
 
 
+async def time_plain_page(context, base: str, corpus: str) -> float:
+    """A new tab on the Reading list page (no chart, no map): Streamlit's own boot, the baseline."""
+    page = await context.new_page()
+    start = time.perf_counter()
+    await page.goto(f"{base}/list?corpus={corpus}")
+    await wait_for(
+        page, "() => Array.from(document.querySelectorAll('h1')).some(h => h.innerText.includes('Reading list'))", bool
+    )
+    await wait_for(page, SETTLED, bool)
+    elapsed = time.perf_counter() - start
+    await page.close()
+    return elapsed
+
+
+async def time_plain_navigation(page, base: str, corpus: str, rounds: int = 5) -> list[float]:
+    """From the Topics page, click "Reading list": a page switch without a map, the baseline."""
+    times = []
+    for _ in range(rounds):
+        await page.goto(f"{base}/topics?corpus={corpus}")
+        await wait_for(page, SETTLED, bool)
+        await page.evaluate(IDLE)
+        await asyncio.sleep(0.5)
+        link = page.locator('[data-testid="stSidebar"] a', has_text="Reading list").first
+        start = time.perf_counter()
+        await link.click()
+        await wait_for(
+            page,
+            "() => Array.from(document.querySelectorAll('h1')).some(h => h.innerText.includes('Reading list'))",
+            bool,
+        )
+        await wait_for(page, SETTLED, bool)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 async def time_map_navigation(page, base: str, corpus: str, n: int, rounds: int = 5) -> list[float]:
     """From the Topics page, click "Topic map" in the sidebar; time until all points are drawn."""
     times = []
@@ -250,7 +285,13 @@ def map_payload(artifacts: Path, corpus: str) -> dict:
     _, arrays = mapview.unpack(points.data)
     state = json.dumps(mapview.map_state(points))
     per_paper = sum(a.nbytes for a in arrays.values())
-    return {"points": len(points), "arrays": per_paper, "header": len(points) - per_paper, "state": len(state), "n": c.n_papers}
+    return {
+        "points": len(points),
+        "arrays": per_paper,
+        "header": len(points) - per_paper,
+        "state": len(state),
+        "n": c.n_papers,
+    }
 
 
 def server_side_search(artifacts: Path, corpus: str) -> dict:
@@ -303,8 +344,10 @@ async def bench_app(args, corpus: str) -> dict:
                 await time_map(ctx, base, corpus, n, frames if i == 0 else None) for i in range(5)
             ]
             res["ws_bytes_fresh_tab"] = sum(frames)
+            res["plain_fresh_tab_s"] = [await time_plain_page(ctx, base, corpus) for _ in range(5)]
             page = await ctx.new_page()
             res["map_nav_s"] = await time_map_navigation(page, base, corpus, n)
+            res["plain_nav_s"] = await time_plain_navigation(page, base, corpus)
             res["render_ms"] = await page.evaluate(f"() => {MAP}.debug().fullMs")
             res["pan_frame_ms"] = await page.evaluate(f"() => {MAP}.panFrames(30)")
             res["hover_s"] = await time_hover(page)
@@ -549,6 +592,8 @@ def write_markdown(res: dict, args) -> str:
 
         target_nav = 1.0 if n <= 20_000 else 2.0 if n <= 120_000 else 6.0
         row("map drawn after clicking it in the app (click to every point drawn)", app["map_nav_s"], target_nav)
+        row("baseline: the same click to a page without a map (Reading list) settled", app["plain_nav_s"], None)
+        row("baseline: a fresh tab of a page without a map (Streamlit's own boot)", app["plain_fresh_tab_s"], None)
         if n <= 20_000:
             row("map drawn in a fresh tab (Streamlit's frontend boots, then the map)", app["map_fresh_tab_s"], 1.5)
             row("map drawn on the first visit after a server start (loads the corpus)", app["map_cold_s"], 3.0)

@@ -103,6 +103,10 @@ export class LabelPlacer {
           ? [
               [req.x + 6, req.y - th / 2],
               [req.x - 6 - tw, req.y - th / 2],
+              [req.x + 2, req.y - th - 3],
+              [req.x + 2, req.y + 3],
+              [req.x - tw - 2, req.y - th - 3],
+              [req.x - tw - 2, req.y + 3],
             ]
           : [
               [req.x - tw / 2, req.y - th / 2],

@@ -677,7 +677,7 @@ export class AtlasMap {
           const d = this.details.get(r);
           if (!d) continue;
           const [px, py] = this.project(ds.x[r], ds.y[r]);
-          const text = d.title.length > 60 ? d.title.slice(0, 58).trimEnd() + "…" : d.title;
+          const text = d.title.length > 48 ? d.title.slice(0, 46).trimEnd() + "…" : d.title;
           reqs.push({ key: "p:" + r, text, x: px + this.pointSize() / 2, y: py, size: 11.5 * s, bold: false, colour: "#3d444d",
             kind: "title", wrap: 0, boxed: false, side: "right" });
         }

@@ -55,7 +55,7 @@ void main() {
   if (edge <= 0.0) discard;
   vec3 col = vColor.rgb;
   float a = vColor.a;
-  if (vRing > 0.5 && r > 1.0 - 2.6 / max(vSize, 1.0)) { col = vec3(0.12, 0.137, 0.157); a = 1.0; }
+  if (vRing > 0.5 && r > 1.0 - 1.8 / max(vSize, 1.0)) { col = mix(col, vec3(0.12, 0.137, 0.157), 0.85); a = 1.0; }
   a *= edge;
   outColor = vec4(col * a, a);
 }`;
