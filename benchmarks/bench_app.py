@@ -347,10 +347,10 @@ async def bench_app(args, corpus: str) -> dict:
             res["plain_fresh_tab_s"] = [await time_plain_page(ctx, base, corpus) for _ in range(5)]
             page = await ctx.new_page()
             res["map_nav_s"] = await time_map_navigation(page, base, corpus, n)
-            res["plain_nav_s"] = await time_plain_navigation(page, base, corpus)
             res["render_ms"] = await page.evaluate(f"() => {MAP}.debug().fullMs")
             res["pan_frame_ms"] = await page.evaluate(f"() => {MAP}.panFrames(30)")
             res["hover_s"] = await time_hover(page)
+            res["plain_nav_s"] = await time_plain_navigation(page, base, corpus)
             res["page_switch_s"] = await time_page_switches(page, base, corpus, rounds=3)
             await page.goto(f"{base}/search?corpus={corpus}&mode=semantic")
             await wait_for(page, SETTLED, bool)

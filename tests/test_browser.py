@@ -321,7 +321,7 @@ def test_the_view_and_zoom_go_into_the_url_and_a_copied_link_reopens_them(tab, b
     x, y, zoom = (float(v) for v in view.split(","))
     assert zoom > 2
     here = tab.page.evaluate(MAP)
-    assert here["view"] == {"x": x, "y": y, "zoom": zoom}
+    assert here["view"] == {"x": x, "y": y, "zoom": zoom, "text": view}  # the URL holds the map's own string
     rows = {p["row"]: (p["x"], p["y"]) for p in tab.page.evaluate(MAP_POINTS)}
     assert 0 < len(rows) < 137  # zoomed in: only part of the map in view
     other = Tab(browser, server)

@@ -271,7 +271,9 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     table = at.dataframe[0].value
     assert label in table["label"].tolist() and len(table) == len(base.topics) - 1
     at = open_app(own_root, monkeypatch, corpus="small")
-    blobs = [mapview.unpack(c.proto.bytes)[0] for c in at.main.get("bidi_component") if c.proto.bytes.startswith(b"ATLM")]
+    blobs = [
+        mapview.unpack(c.proto.bytes)[0] for c in at.main.get("bidi_component") if c.proto.bytes.startswith(b"ATLM")
+    ]
     labels = [t["label"] for b in blobs if b["kind"] == "points" for t in b["topics"]]
     assert "Reviewer's <b>label</b>" in labels  # as text: the map draws labels on a canvas, never as HTML
     at = open_app(own_root, monkeypatch, "pages/paper.py", corpus="small", paper=doc)

@@ -103,7 +103,7 @@ export default function streamlitRenderer(args: StreamlitArgs): (() => void) | v
       click: (row) => entry!.args.setTriggerValue("click", row),
       select: (rows, kind) =>
         entry!.args.setStateValue("selection", { kind, n: rows.length, rows: toBase64(new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength)), seq: ++entry!.seq }),
-      view: (v: View | null) => entry!.args.setTriggerValue("view", v ? `${v.x},${v.y},${v.zoom}` : ""),
+      view: (v: View | null) => entry!.args.setTriggerValue("view", v ? v.text ?? `${v.x},${v.y},${v.zoom}` : ""),
       topic: (t) => entry!.args.setTriggerValue("topic", t === null ? "" : String(t)),
       need: (rows) => entry!.args.setTriggerValue("ask", { rows, seq: ++entry!.seq }),
     };

@@ -369,7 +369,7 @@ export class AtlasMap {
     const s = this.viewString();
     if (!s) return null;
     const [x, y, zoom] = s.split(",").map(Number);
-    return { x, y, zoom };
+    return { x, y, zoom, text: s };
   }
 
   private clampZoom(scale: number): number {

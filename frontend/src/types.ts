@@ -53,6 +53,7 @@ export interface View {
   x: number;
   y: number;
   zoom: number;
+  text?: string; // as the map writes it ("x,y,zoom"): hosts keep this exact string (the map knows its own)
 }
 
 export interface Detail {
