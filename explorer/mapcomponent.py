@@ -1,18 +1,23 @@
 """The WebGL topic map in Streamlit: a Components v2 component fed binary arrays.
 
-One registered component (the bundle ``frontend/dist/atlas-map.js``) is mounted several times:
+Two registered components, both our own constant JavaScript:
 
-* hidden instances carry binary containers (``explorer.mapview``): the corpus's points, the
-  filter mask, marked rows. They are mounted outside the map's fragment, so a fragment rerun
-  never sends them again, and Streamlit's message cache sends an unchanged one only once per
-  browser session.
-* the map instance, inside an ``st.fragment``, gets a few hundred bytes of JSON state. What the
-  reader does comes back as trigger values: ``ask`` (titles for the papers under the cursor or in
-  view: the fragment reruns and answers in the next state), ``click`` (open the paper),
-  ``topic`` (highlight a topic from the legend or a label), ``view`` (pan and zoom, written to the
-  URL) and the state ``selection`` (box or lasso).
+* ``atlas_map_data`` instances (hidden, mounted outside the map's fragment) carry bytes: the map's
+  bundle (``frontend/dist/atlas-map.js``) once, and the binary containers of ``explorer.mapview``
+  (the corpus's points, the filter mask, marked rows). Streamlit's message cache sends an unchanged
+  one once per browser session, and a fragment rerun never sends them.
+* the ``atlas_map`` instance, inside an ``st.fragment``, is a small loader that imports the bundle
+  and gets a few hundred bytes of JSON state naming the containers it draws. What the reader does
+  comes back as trigger values: ``ask`` (titles for the papers under the cursor or in view: the
+  fragment reruns and answers in its next state), ``click`` (open the paper), ``topic`` (a topic
+  chosen in the legend or on a label), ``view`` (pan and zoom, written to the URL's ``view``) and the
+  state ``selection`` (box or lasso, base64 uint32 rows).
 
-``topic_map`` draws it; ``position_map`` is the small map of one paper or of a new abstract.
+``topic_map`` draws a corpus's map; ``position_map`` the small map of one paper or a new abstract.
+Both take ``marks`` (rows drawn with a ring or a diamond: search hits, the reading list) and
+``overlay`` (extra points with their own position, label and colour, drawn above every dot: "this
+paper", or another corpus's papers placed on this map), and ``scale`` for larger text (present
+mode).
 """
 
 from __future__ import annotations

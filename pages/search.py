@@ -58,6 +58,9 @@ with find:
                 snippet=True,
                 where="hit",
             )
+        if mode == "keyword" and len(hits):
+            st.page_link(shell.PAGE["map"].path, label="Show the matches on the map", icon=":material/scatter_plot:",
+                         query_params=state.shared(ctx.view, q=query))  # fmt: skip
 
 with place:
     with st.form("place_form", border=False):

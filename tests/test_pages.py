@@ -307,6 +307,8 @@ def test_keyword_search_from_the_url_ranks_the_phrase_first(small_artifacts, mon
     first = main_links(at)[0]
     assert link_params(first)["paper"] == ["ijcai2022-paper114"]
     assert "exact phrase" in texts(at.caption)
+    to_map = main_links(at)[-1]  # the same matches, ringed on the map
+    assert to_map.proto.label == "Show the matches on the map" and link_params(to_map)["q"] == [phrase]
 
 
 def test_semantic_search_and_placement(small_artifacts, monkeypatch):
