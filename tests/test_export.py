@@ -249,6 +249,16 @@ class Offline:
         assert not errors, "\n".join(errors)
 
 
+def download_csv(t: Offline, tmp_path: Path) -> tuple[str, list[dict]]:
+    """Click *Download CSV*: the file's suggested name and its rows."""
+    with t.page.expect_download() as download:
+        t.page.click("#csv")
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        return download.value.suggested_filename, list(csv.DictReader(handle))
+
+
 @pytest.fixture
 def tab(browser, exported):
     t = Offline(browser, exported)
@@ -319,13 +329,8 @@ def test_a_keyword_puts_its_paper_first_and_a_click_shows_its_abstract(tab, pape
 def test_the_csv_holds_only_the_listed_matches(tab, corpus, tmp_path):
     ids = tab.search("learning")
     assert 0 < len(ids) == 25 < len(app_ranking(corpus, "learning"))
-    with tab.page.expect_download() as download:
-        tab.page.click("#csv")
-    assert download.value.suggested_filename == "small-search.csv"
-    path = tmp_path / "search.csv"
-    download.value.save_as(path)
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    name, rows = download_csv(tab, tmp_path)
+    assert name == "small-search.csv"
     assert [r["doc_id"] for r in rows] == ids and [r["rank"] for r in rows] == [str(i) for i in range(1, 26)]
     tab.page.click("#more")
     tab.page.wait_for_function(
@@ -421,13 +426,8 @@ def test_the_map_png_and_a_topics_csv_download(tab, papers, topics, tmp_path):
     small = topics.sort_values("size").iloc[0]
     tab.page.select_option("#topic-select", str(small["topic"]))
     tab.page.wait_for_function(f"() => Number(document.getElementById('count').dataset.shown) === {small['size']}")
-    with tab.page.expect_download() as download:
-        tab.page.click("#csv")
-    assert download.value.suggested_filename == f"small-topic-{small['topic']}.csv"
-    path = tmp_path / "selection.csv"
-    download.value.save_as(path)
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    name, rows = download_csv(tab, tmp_path)
+    assert name == f"small-topic-{small['topic']}.csv"
     expected = papers[papers["topic"] == small["topic"]]
     assert {r["doc_id"] for r in rows} == set(expected["doc_id"])
     by_id = {r["doc_id"]: r for r in rows}
@@ -456,13 +456,8 @@ def test_a_reading_list_link_of_the_app_opens_in_the_file(browser, exported, cor
         marks = t.page.evaluate("() => window.__atlas.map.opts.marks.map(m => [m.shape, Array.from(m.rows)])")
         rows = [corpus.paper_pos(d) for d in docs]
         assert ["diamond", rows] in marks  # drawn on the map
-        with t.page.expect_download() as download:
-            t.page.click("#csv")
-        assert download.value.suggested_filename == "small-reading-list.csv"
-        path = tmp_path / "list.csv"
-        download.value.save_as(path)
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            assert [r["doc_id"] for r in csv.DictReader(handle)] == docs
+        name, rows = download_csv(t, tmp_path)
+        assert name == "small-reading-list.csv" and [r["doc_id"] for r in rows] == docs
         t.page.locator("#list-items li").first.locator("button.rm").click()  # removing one updates the fragment
         t.page.wait_for_function(f"() => location.hash.includes('list={sids.split(',', 1)[1].replace(',', '%2C')}')")
     finally:
