@@ -184,7 +184,6 @@ export class AtlasMap {
     this.selection = null;
     this.topicIndex = new Map(ds.topics.map((t, i) => [t.id, i]));
     this.grid = new Grid(ds.x, ds.y);
-    this.bounds = [this.grid.x0, this.grid.y0, this.grid.x0 + this.grid.nx * this.grid.cell, this.grid.y0 + this.grid.ny * this.grid.cell];
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     for (let i = 0; i < ds.n; i++) {
       const a = ds.x[i], b = ds.y[i];

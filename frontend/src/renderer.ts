@@ -269,6 +269,7 @@ export class PointRenderer {
     this.back.cssW = cssW;
     this.back.cssH = cssH;
     this.dirty = false;
+    if (this.job?.fence) this.gl.deleteSync(this.job.fence); // a newer camera replaces a draw in progress
     this.job = { cam: { ...cam }, start: performance.now(), next: 0, first: 1, fence: null };
     this.step();
   }
@@ -305,7 +306,6 @@ export class PointRenderer {
       gl.clearColor(0, 0, 0, 0);
       gl.clear(gl.COLOR_BUFFER_BIT);
     }
-    const t0 = performance.now();
     const end = Math.min(this.order, job.next + this.chunk);
     this.drawPoints(job.cam, back.cssW, back.cssH, this.dpr, job.next, end);
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
@@ -315,7 +315,6 @@ export class PointRenderer {
       job.fence = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
       gl.flush();
     }
-    void t0;
     this.raf = requestAnimationFrame(this.step);
   };
 
