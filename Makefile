@@ -8,7 +8,7 @@ ARTIFACTS ?= artifacts
 PORT ?= 8501
 HOST ?= 0.0.0.0
 
-.PHONY: run test test-emulated setup build browser share lint bench clean help
+.PHONY: run test test-emulated setup build browser share lint bench frontend clean help
 
 help:
 	@echo "make run    set up, build the bundled corpus if needed, start the dashboard on http://localhost:$(PORT)"
@@ -17,6 +17,7 @@ help:
 	@echo "make share  serve the dashboard read-only to other machines on the network (EDITOR_TOKEN=... for editors)"
 	@echo "make bench  run the benchmarks (slow; writes BENCHMARKS.md figures)"
 	@echo "make lint   ruff"
+	@echo "make frontend  rebuild the map component's bundle (needs Node and npm; the bundle is committed)"
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +70,12 @@ bench: setup
 	$(PY) benchmarks/bench_pipeline.py
 	$(PY) benchmarks/bench_app.py
 	$(PY) benchmarks/bench_store.py
+
+# The map component (frontend/): TypeScript checked, bundled with esbuild into frontend/dist/atlas-map.js,
+# which is committed so that `make run` and `make test` need no Node. tests/test_frontend.py fails
+# when the sources changed after the last build.
+frontend:
+	cd frontend && npm ci --no-audit --no-fund && npm run check && npm run build
 
 clean:
 	rm -rf $(VENV) .pytest_cache

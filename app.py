@@ -32,4 +32,7 @@ ctx = shell.sidebar(options.root, who, page=navigation.url_path or "map")
 if who.refused:
     st.warning("That editor token is not valid: this session is read-only.", icon=":material/lock:")
 present.bar(ctx, shell.PAGE_PATH)  # present mode when the URL names a tour
-navigation.run()
+try:
+    navigation.run()
+finally:  # after the page has drawn (or switched): build the search index while the reader looks
+    shell.warm(ctx)

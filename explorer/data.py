@@ -38,17 +38,6 @@ PAPER_COLUMNS = [
     "url", "label", "keywords", "topic", "topic_prob", "was_outlier", "placed", "x", "y",
 ]  # fmt: skip
 TEXT_COLUMNS = ["title", "abstract", "model_text", "venue", "authors", "url", "label", "keywords"]
-HOVER_TITLE_CHARS = 160
-HOVER_WRAP = 60
-
-
-def escape_plotly(values: pd.Series) -> pd.Series:
-    """Escape ``&``, ``<`` and ``>`` so plotly shows the text instead of interpreting tags."""
-    return (
-        values.str.replace("&", "&amp;", regex=False)
-        .str.replace("<", "&lt;", regex=False)
-        .str.replace(">", "&gt;", regex=False)
-    )
 
 
 def _text(series: pd.Series) -> pd.Series:
@@ -71,7 +60,6 @@ class Corpus:
         topic_distribution: float32 ``(papers, topics)`` memory map.
         xy: float32 ``(papers, 2)`` map positions.
         topic_index: int ``(papers,)`` row of each paper's topic in ``topics`` (-1: outlier, topic -1).
-        hover: object ``(papers,)`` map hover text, already escaped for plotly.
         quoted_ids: object ``(papers,)`` doc ids percent-encoded for URLs.
         short_ids: object ``(papers,)`` short ids for reading-list links (``explorer.readinglist``).
         edits: the curation edits applied (``pipeline.curation``), oldest first.
@@ -100,7 +88,6 @@ class Corpus:
     topic_distribution: np.ndarray
     xy: np.ndarray
     topic_index: np.ndarray
-    hover: np.ndarray
     quoted_ids: np.ndarray
     short_ids: np.ndarray
     _doc_pos: pd.Index = field(repr=False)
@@ -249,8 +236,6 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     xy = papers[["x", "y"]].to_numpy(dtype=np.float32)
     xy.setflags(write=False)
-    labels = np.append(topics["label"].to_numpy(dtype=object), "outliers")
-    hover = _hover_text(papers, pd.Series(labels[topic_index], dtype="str"))
 
     terms = artifacts.read_table(folder, schema.TERMS)
     terms["term"] = terms["term"].astype("str")
@@ -274,7 +259,6 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         topic_distribution=distribution,
         xy=xy,
         topic_index=topic_index,
-        hover=hover,
         quoted_ids=papers["doc_id"].map(lambda d: quote(str(d), safe="")).to_numpy(dtype=object),
         short_ids=short,
         _doc_pos=pd.Index(papers["doc_id"].to_numpy(dtype=object)),
@@ -282,25 +266,6 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         _short_pos=pd.Index(short),
         build_key=stamp,
     )
-
-
-def _hover_text(papers: pd.DataFrame, topic_labels: pd.Series) -> np.ndarray:
-    """Map hover text per paper: wrapped title, topic, venue and year, escaped for plotly.
-
-    Vectorised string operations only (built once per corpus, not per rerun).
-    """
-    title = papers["title"].fillna("(untitled)").str.slice(0, HOVER_TITLE_CHARS)
-    title = (
-        escape_plotly(title)
-        .str.replace(rf"(.{{1,{HOVER_WRAP}}})(?:\s+|$)", r"\1<br>", regex=True)
-        .str.replace(r"(<br>)+$", "", regex=True)
-    )
-    year = papers["year"].astype("str").fillna("")
-    venue = escape_plotly(papers["venue"].fillna(""))
-    # "NeurIPS 2026 2026" reads badly: add the year only when the venue does not end with it.
-    where = (venue + " " + year.where(venue.str.slice(-4) != year, "")).str.strip()
-    text = "<b>" + title + "</b><br>" + escape_plotly(topic_labels.reset_index(drop=True)) + "<br>" + where
-    return text.to_numpy(dtype=object)
 
 
 # ------------------------------------------------------------------------------------------
@@ -364,7 +329,6 @@ def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
         probs[rows] = np.asarray(distribution[rows], dtype=float)[np.arange(len(rows)), topic_index[rows]]
         papers["topic_prob"] = probs
     topic_index.setflags(write=False)
-    labels = np.append(topics["label"].to_numpy(dtype=object), "outliers")
     out = replace(
         base,
         papers=papers,
@@ -376,7 +340,6 @@ def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
         topic_similarity=similarity,
         topic_distribution=distribution,
         topic_index=topic_index,
-        hover=_hover_text(papers, pd.Series(labels[topic_index], dtype="str")),
         _topic_pos={int(t): i for i, t in enumerate(new_ids)},
         edits_key=edits_key,
         edits=tuple(edits),

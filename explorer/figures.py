@@ -1,9 +1,9 @@
 """Plotly figures, as pure functions of arrays and tables (no Streamlit, no I/O).
 
-One palette colours topics everywhere (``topic_colour``): Okabe-Ito's colour-blind-safe colours,
-then Paul Tol's muted set, then they repeat (labels on the map tell topics apart beyond 16).
-Every text that plotly renders as HTML (hover, labels, tick labels) is escaped with ``esc``, since
-plotly interprets tags in them.
+Topics are coloured by ``explorer.palette`` (one colour per topic id, shared with the map
+component and the offline export). The topic map itself is not plotly: it is the WebGL map
+component (``explorer.mapview``, ``explorer.mapcomponent``). Every text that plotly renders as
+HTML (hover, labels, tick labels) is escaped with ``esc``, since plotly interprets tags in them.
 """
 
 from __future__ import annotations
@@ -16,19 +16,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer.data import Corpus
+from explorer.palette import CONTEXT, INK, OUTLIER, PALETTE, topic_colour, topic_colours
 
-#: Okabe-Ito (without black and yellow, weak on white) then Paul Tol's muted scheme.
-PALETTE = (
-    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#332288", "#117733",
-    "#882255", "#44AA99", "#999933", "#AA4499", "#DDCC77", "#CC6677", "#88CCEE", "#661100",
-)  # fmt: skip
-OUTLIER = "#9E9E9E"
-CONTEXT = "#D0D0D0"
-INK = "#1F2328"
+__all__ = ["CONTEXT", "INK", "OUTLIER", "PALETTE", "topic_colour", "topic_colours"]
+
 FONT = dict(family="Source Sans Pro, Segoe UI, Helvetica, Arial, sans-serif", size=15, color=INK)
 HOVER = dict(font=dict(size=14, family=FONT["family"], color=INK), bgcolor="white", bordercolor="#888", align="left")
-LIFT_PX = 48  # the highlighted topic's label sits this far above its centre
 #: The mode bar of every chart: zoom, pan, reset and "Download plot as a PNG" (see ``config``).
 CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
 IMAGE_SCALE = 2  # PNGs at twice the screen size: sharp on slides and projectors
@@ -40,16 +33,9 @@ def image_name(*parts: object) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", raw).strip("-.")[:100] or "chart"
 
 
-def config(filename: str, *, select: bool = False) -> dict:
-    """Plotly config for a chart whose PNG download is named ``filename``.png.
-
-    Args:
-        select: keep the box and lasso selection tools (the topic map selects papers with them).
-    """
-    out = dict(CONFIG, toImageButtonOptions={"format": "png", "filename": image_name(filename), "scale": IMAGE_SCALE})
-    if select:
-        out["modeBarButtonsToRemove"] = []
-    return out
+def config(filename: str) -> dict:
+    """Plotly config for a chart whose PNG download is named ``filename``.png."""
+    return dict(CONFIG, toImageButtonOptions={"format": "png", "filename": image_name(filename), "scale": IMAGE_SCALE})
 
 
 def esc(text: object, limit: int | None = None) -> str:
@@ -58,15 +44,6 @@ def esc(text: object, limit: int | None = None) -> str:
     if limit is not None and len(s) > limit:
         s = s[: limit - 1].rstrip() + "…"
     return html.escape(s, quote=False)
-
-
-def topic_colour(topic: int) -> str:
-    """The colour of a topic in every figure (outliers, topic -1, are grey)."""
-    return OUTLIER if topic < 0 else PALETTE[topic % len(PALETTE)]
-
-
-def topic_colours(topics: Sequence[int] | np.ndarray) -> list[str]:
-    return [topic_colour(int(t)) for t in topics]
 
 
 def _base(fig: go.Figure, *, height: int, title: str | None = None, legend: bool = False) -> go.Figure:
@@ -116,33 +93,6 @@ def scale_text(fig: go.Figure, scale: float) -> go.Figure:
     return fig
 
 
-def _discrete_scale() -> list[list]:
-    """A step colour scale: value ``i + 0.5`` is ``PALETTE[i]``, value ``len(PALETTE) + 0.5`` grey."""
-    colours = [*PALETTE, OUTLIER]
-    n = len(colours)
-    scale = []
-    for i, colour in enumerate(colours):
-        scale += [[i / n, colour], [(i + 1) / n, colour]]
-    return scale
-
-
-def colour_codes(topics: np.ndarray) -> np.ndarray:
-    """Float32 codes for ``_discrete_scale`` (compact on the wire: one number per point)."""
-    topics = np.asarray(topics)
-    codes = np.where(topics < 0, len(PALETTE), np.mod(topics, len(PALETTE)))
-    return (codes + 0.5).astype(np.float32)
-
-
-def marker_size(n: int) -> float:
-    """Point size for ``n`` points: large for a few dozen papers, small for tens of thousands."""
-    return float(np.clip(15 - 2.6 * np.log10(max(n, 1)), 3.5, 12))
-
-
-# ------------------------------------------------------------------------------------------
-# The topic map
-# ------------------------------------------------------------------------------------------
-
-
 def place_labels(
     x: np.ndarray,
     y: np.ndarray,
@@ -182,133 +132,6 @@ def place_labels(
         if len(kept) >= limit:
             break
     return np.array(kept, dtype=int)
-
-
-def topic_map(corpus: Corpus, mask: np.ndarray, *, highlight: int | None = None, height: int = 580) -> go.Figure:
-    """All papers as a WebGL scatter coloured by topic, topic labels at topic centres.
-
-    Args:
-        corpus: the corpus.
-        mask: bool ``(papers,)`` papers kept by the filters; the others are drawn as faint context.
-        highlight: a topic id to bring forward (its papers drawn larger, the rest faded).
-
-    Points carry their paper row as ``customdata`` (clicks map back to papers); hover text is
-    ``corpus.hover`` (escaped when the corpus was loaded).
-    """
-    xy = corpus.xy
-    topics = corpus.papers["topic"].to_numpy()
-    outlier = corpus.papers["was_outlier"].to_numpy(dtype=bool)
-    n_shown = int(mask.sum())
-    size = marker_size(n_shown)
-    fig = go.Figure()
-    if not mask.all():
-        ctx = ~mask
-        fig.add_trace(
-            go.Scattergl(
-                x=xy[ctx, 0], y=xy[ctx, 1], mode="markers", name="filtered out", hoverinfo="skip",
-                marker=dict(size=max(size - 1.5, 2.5), color=CONTEXT, opacity=0.35),
-            )
-        )  # fmt: skip
-    hl = np.zeros(len(topics), dtype=bool) if highlight is None else (topics == highlight) & mask
-    fade = 0.22 if hl.any() else 1.0
-    groups = (("papers", mask & ~outlier & ~hl, 0.8 * fade), ("reassigned outliers", mask & outlier & ~hl, 0.35 * fade))
-    for name, sel, opacity in groups:
-        if not sel.any():
-            continue
-        fig.add_trace(_points(corpus, sel, name=name, size=size, opacity=opacity, topics=topics))
-    if hl.any():
-        fig.add_trace(
-            _points(corpus, hl, name=f"topic {highlight}", size=size + 2.5, opacity=0.95, topics=topics, line=True)
-        )
-    _label_topics(fig, corpus, mask, highlight, height)
-    fig = _base(fig, height=height)
-    fig.update_xaxes(visible=False, showgrid=False, zeroline=False)
-    fig.update_yaxes(visible=False, showgrid=False, zeroline=False)
-    fig.update_layout(dragmode="zoom", hovermode="closest", uirevision=corpus.build_id)
-    return fig
-
-
-def _points(
-    corpus: Corpus, sel: np.ndarray, *, name: str, size: float, opacity: float, topics: np.ndarray, line: bool = False
-) -> go.Scattergl:
-    rows = np.flatnonzero(sel)
-    return go.Scattergl(
-        x=corpus.xy[rows, 0],
-        y=corpus.xy[rows, 1],
-        mode="markers",
-        name=name,
-        customdata=rows.astype(np.int32),
-        hovertext=corpus.hover[rows],
-        hovertemplate="%{hovertext}<extra></extra>",
-        marker=dict(
-            size=size,
-            color=colour_codes(topics[rows]),
-            colorscale=_discrete_scale(),
-            cmin=0,
-            cmax=len(PALETTE) + 1,
-            opacity=opacity,
-            line=dict(width=1, color=INK) if line else dict(width=0),
-        ),
-    )
-
-
-def _label_topics(fig: go.Figure, corpus: Corpus, mask: np.ndarray, highlight: int | None, height: int) -> None:
-    topics = corpus.topics
-    if topics.empty:
-        return
-    shown = np.bincount(corpus.topic_index[mask & (corpus.topic_index >= 0)], minlength=len(topics)) > 0
-    labels = [str(s) for s in topics["label"].tolist()]
-    priority = np.where(shown, topics["size"].to_numpy(dtype=float), -1.0)  # hidden topics: no label
-    if highlight is not None:
-        priority = priority + np.where(topics["topic"].to_numpy() == highlight, 1e12, 0)
-    short = [esc(lab, 32) for lab in labels]
-    extent = (float(np.ptp(corpus.xy[:, 0])), float(np.ptp(corpus.xy[:, 1])))
-    ys = topics["y"].to_numpy(float).copy()
-    if highlight is not None:  # its label is drawn LIFT_PX above its centre: place it there
-        ys[topics["topic"].to_numpy() == highlight] += LIFT_PX * (extent[1] or 1.0) * 1.08 / (height - 30)
-    keep = place_labels(
-        topics["x"].to_numpy(float), ys, [html.unescape(s) for s in short], priority,
-        extent=extent, height_px=height - 30, limit=30,
-    )  # fmt: skip
-    for i in keep:
-        topic = int(topics["topic"].iat[i])
-        bold = topic == highlight
-        fig.add_annotation(
-            x=float(topics["x"].iat[i]), y=float(topics["y"].iat[i]), text=f"<b>{short[i]}</b>" if bold else short[i],
-            font=dict(size=15 if bold else 13, color=INK), bgcolor="rgba(255,255,255,0.85)",
-            bordercolor=topic_colour(topic), borderwidth=2 if bold else 1, borderpad=3,
-            # the highlighted topic's label stands above its papers instead of covering them
-            showarrow=bold, arrowcolor=INK, arrowwidth=1.5, arrowhead=0, ax=0, ay=-LIFT_PX,
-        )  # fmt: skip
-
-
-def position_map(corpus: Corpus, point: np.ndarray, *, topic: int | None, name: str, height: int = 320) -> go.Figure:
-    """A small map: all papers faint, ``topic``'s papers in its colour, ``point`` as a star."""
-    topics = corpus.papers["topic"].to_numpy()
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scattergl(
-            x=corpus.xy[:, 0], y=corpus.xy[:, 1], mode="markers", hoverinfo="skip", marker=dict(size=3, color=CONTEXT)
-        )
-    )
-    if topic is not None:
-        rows = np.flatnonzero(topics == topic)
-        fig.add_trace(
-            go.Scattergl(
-                x=corpus.xy[rows, 0], y=corpus.xy[rows, 1], mode="markers", hoverinfo="skip",
-                marker=dict(size=4.5, color=topic_colour(topic), opacity=0.6),
-            )
-        )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=[float(point[0])], y=[float(point[1])], mode="markers", hovertemplate=f"{esc(name, 80)}<extra></extra>",
-            marker=dict(symbol="star", size=22, color=topic_colour(topic if topic is not None else -1), line=dict(width=2, color=INK)),
-        )
-    )  # fmt: skip
-    fig = _base(fig, height=height)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    return fig
 
 
 # ------------------------------------------------------------------------------------------

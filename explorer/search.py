@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from pipeline import place
+from pipeline.bm25 import tokenize  # one tokeniser for the app and the offline export
 from pipeline.ranking import top_k
 
 if TYPE_CHECKING:
@@ -79,12 +80,6 @@ def _empty() -> Hits:
 # ------------------------------------------------------------------------------------------
 # Keyword search
 # ------------------------------------------------------------------------------------------
-
-
-def tokenize(texts: list[str]) -> list[list[str]]:
-    import bm25s
-
-    return bm25s.tokenize(texts, lower=True, stopwords="en", return_ids=False, show_progress=False)
 
 
 def build_bm25(corpus: Corpus):

@@ -97,16 +97,50 @@ def list_exports(ctx: Context, rows: np.ndarray, link: str | None) -> None:
     )  # fmt: skip
 
 
-def map_selection(event, n_papers: int) -> tuple[np.ndarray, bool]:
-    """Paper rows selected on the map, and whether a box or lasso selected them (a click selects
-    one point: open it). Points carry their row as ``customdata``."""
-    selection = event.selection if event else None
-    if not selection or not selection.get("points"):
-        return np.zeros(0, dtype=np.int64), False
-    data = [p.get("customdata") for p in selection["points"]]  # the selected points only
-    rows = np.array([d[0] if isinstance(d, list) else d for d in data if d is not None], dtype=np.int64)
-    rows = np.unique(rows[(rows >= 0) & (rows < n_papers)]) if len(rows) > 1 else rows[(rows >= 0) & (rows < n_papers)]
-    return rows, bool(selection.get("box") or selection.get("lasso"))
+def map_selection(ctx: Context, rows: np.ndarray, kind: str | None) -> None:
+    """The papers a box or lasso selected on the map: their list, and buttons to open one or add
+    them to the reading list."""
+    if not len(rows):
+        return
+    from explorer import shell
+
+    papers = ctx.corpus.papers
+    st.markdown(
+        f"**{len(rows):,} paper{'s' if len(rows) != 1 else ''} selected on the map** ({kind or 'box'}; Esc clears)"
+    )
+    table = papers.iloc[rows][["title", "year", "venue", "topic"]].assign(link=shell.paper_urls(ctx, rows))
+    table["topic"] = [ctx.corpus.topic_label(int(t)) for t in table["topic"]]
+    picked = st.dataframe(
+        table,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="multi-row",
+        key="map_selected",
+        height=min(36 * len(rows) + 40, 320),
+        column_config={
+            "title": st.column_config.TextColumn("Title", width="large"),
+            "year": st.column_config.NumberColumn("Year", format="%d"),
+            "venue": "Venue",
+            "topic": "Topic",
+            "link": st.column_config.LinkColumn("Link", display_text="open"),
+        },
+    )
+    chosen = rows[picked.selection.rows] if picked and picked.selection.rows else rows
+    what = "chosen" if picked and picked.selection.rows else "selected"
+    sids = [str(s) for s in ctx.corpus.short_ids[chosen]]
+    new = [s for s in sids if s not in ctx.view.reading]
+    left, right = st.columns([1, 3], vertical_alignment="center")
+    if len(chosen) == 1 and left.button("Open the paper", key="rl_map_sel_open", icon=":material/article:"):
+        shell.open_paper(ctx, int(chosen[0]))
+    label = f"Add {len(new):,} {what} paper{'s' if len(new) != 1 else ''} to the reading list"
+    if right.button(
+        label if new else f"All {len(sids):,} {what} papers are in the reading list",
+        key="rl_map_sel_add",
+        icon=ADD_ICON,
+        disabled=not new,
+    ):
+        _add(new)
+        st.rerun()  # the whole page: the sidebar's count and the map's marks follow the list
 
 
 def selection_actions(ctx: Context, rows: np.ndarray, *, key: str, open_paper: Callable[[int], None]) -> None:

@@ -7,7 +7,6 @@ that every page reads with ``context()``.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
@@ -177,7 +176,6 @@ def sidebar(root: Path, access: Access, page: str = "map") -> Context:
         _page_links(view, access)
         st.error(f"Corpus **{text.plain(picked)}** cannot be opened: {text.plain(str(exc))}", icon=":material/error:")
         st.stop()
-    search.warm(corpus, writable=not access.read_only)
     cleaned, problems = filters.clean(view.filters, corpus)
     view = replace(view, filters=cleaned)
     rows, unknown = readinglist.resolve(corpus, view.reading)
@@ -203,6 +201,12 @@ def sidebar(root: Path, access: Access, page: str = "map") -> Context:
         st.warning(f"Ignored part of the link: {text.plain(problem)}", icon=":material/link_off:")
     st.session_state["_ctx"] = ctx
     return ctx
+
+
+def warm(ctx: Context) -> None:
+    """Prepare the search index and query encoder in the background. Called by the router after
+    the page has drawn, so that the first page after a server start does not wait for them."""
+    search.warm(ctx.corpus, writable=not ctx.access.read_only)
 
 
 def _share_section(ctx: Context) -> None:
@@ -398,18 +402,6 @@ def topic_link(ctx: Context, topic: int, *, label: str | None = None, page: str 
 def open_paper(ctx: Context, row: int) -> None:
     """Switch to a paper's page (after a click on the map or in a table)."""
     st.switch_page(PAGE["paper"].path, query_params=state.shared(ctx.view, paper=ctx.corpus.papers["doc_id"].iat[row]))
-
-
-@st.cache_resource(max_entries=12, show_spinner=False)  # ~5 MB each for 18k papers
-def _map_figure(key: tuple[str, str, str], mask_key: str, highlight: int | None, _corpus: Corpus, _mask: np.ndarray):
-    return figures.topic_map(_corpus, _mask, highlight=highlight)
-
-
-def map_figure(ctx: Context, highlight: int | None):
-    """The topic map for this corpus, filters and highlight; built once and shared (an 18k-point
-    figure takes a few hundred milliseconds to build). Streamlit does not modify the figure."""
-    mask_key = hashlib.blake2b(np.packbits(ctx.mask).tobytes(), digest_size=12).hexdigest()
-    return _map_figure(ctx.corpus.key, mask_key, highlight, ctx.corpus, ctx.mask)
 
 
 def image_name(ctx: Context, *parts: object) -> str:

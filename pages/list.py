@@ -3,7 +3,7 @@ Markdown, CSV and BibTeX."""
 
 import streamlit as st
 
-from explorer import share, shell, state, text
+from explorer import readinglist, share, shell, state, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -31,6 +31,10 @@ st.caption(
     "copy the address, or this one, to share it (the filters do not apply here)."
 )
 st.code(link, language=None, wrap_lines=True)
+st.caption(
+    f"In the offline HTML file of this corpus (sidebar: *Offline HTML of the corpus*), add this after the file's "
+    f"address to open the same list there: `#list={readinglist.encode(ctx.view.reading)}`"
+)
 share.list_exports(ctx, rows, link)
 st.divider()
 for i, r in enumerate(rows.tolist(), start=1):  # the list's papers (at most 200)

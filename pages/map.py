@@ -2,11 +2,13 @@
 
 import streamlit as st
 
-from explorer import analysis, figures, share, shell, state, text
+from explorer import analysis, mapcomponent, present, search, share, shell, state, text
+from explorer.mapview import Marks
+from explorer.palette import HIT, LIST
 
 ctx = shell.context()
 corpus = ctx.corpus
-head, pick, link = st.columns([2, 3, 2], vertical_alignment="bottom")
+head, pick, find = st.columns([2, 3, 2], vertical_alignment="bottom")
 head.title("Topic map", anchor=False)
 if shell.nothing_left(ctx):
     st.stop()
@@ -14,44 +16,53 @@ if shell.nothing_left(ctx):
 topic = shell.url_topic(ctx, instead="showing all topics")
 by_size = corpus.topics.sort_values("size", ascending=False, kind="stable")
 ALL = "all"
-options = [ALL, *by_size["topic"].tolist()]
 sizes = dict(zip(by_size["topic"], by_size["size"], strict=True))
 pick.selectbox(
     "Highlight a topic",
-    options,
+    [ALL, *by_size["topic"].tolist()],
     key="map_topic",
     format_func=lambda t: "All topics" if t == ALL else f"{t} · {corpus.topic_label(t)} ({sizes[t]:,} papers)",
     **state.bind("map_topic", topic, default=ALL, to_url=lambda v: {"topic": None if v == ALL else v}),
 )
 topic = None if st.session_state["map_topic"] == ALL else st.session_state["map_topic"]
-if topic is not None:
-    with link:
-        shell.topic_link(ctx, topic, label="Open this topic's page")
+find.text_input(
+    "Find papers on the map",
+    key="map_q",
+    placeholder="words from titles or abstracts",
+    max_chars=state.MAX_QUERY_CHARS,
+    **state.bind("map_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
+)
+query = st.session_state["map_q"].strip()
+hits = (
+    search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=mapcomponent.MAP_HITS)
+    if query
+    else None
+)
+marks = [Marks(ctx.reading, f"reading list ({len(ctx.reading)})", LIST, "diamond")] if len(ctx.reading) else []
+if hits is not None and len(hits):
+    marks.append(Marks(hits.rows, f"best {len(hits)} matches for “{query}”", HIT, "ring"))
 
-event = st.plotly_chart(
-    shell.map_figure(ctx, topic),
+mapcomponent.topic_map(
+    corpus,
     key="map",
-    on_select="rerun",
-    selection_mode=("points", "box", "lasso"),
-    config=figures.config(shell.image_name(ctx, "map", f"topic-{topic}" if topic is not None else None), select=True),
-    theme=None,
+    mask=ctx.mask,
+    highlight=topic,
+    marks=marks,
+    height=mapcomponent.height(ctx.presenting),
+    scale=present.scale(),
+    png_name=shell.image_name(ctx, "map", f"topic-{topic}" if topic is not None else None),
+    caption=f"Topic map of {corpus.name}: {ctx.n_shown:,} papers",
+    on_click=lambda row: shell.open_paper(ctx, row),
+    on_topic=mapcomponent.choose_topic,
+    below=lambda result: share.map_selection(ctx, result.selection, result.selection_kind),
 )
-st.caption(
-    "Each dot is a paper, placed near papers with similar abstracts and coloured by its topic; faint dots are papers "
-    "clustering left out and placed in their nearest topic. **Click a dot to open the paper**; drag to zoom, "
-    "double-click to zoom out. The box and lasso tools select papers for your reading list."
-)
-picked_rows, many = share.map_selection(event, corpus.n_papers)
-if many:
-    st.markdown(f"**{len(picked_rows):,} papers selected on the map**")
-    share.selection_actions(ctx, picked_rows, key="rl_map_sel", open_paper=lambda r: shell.open_paper(ctx, r))
-elif len(picked_rows):
-    shell.open_paper(ctx, int(picked_rows[0]))
+st.caption(mapcomponent.legend_caption(len(ctx.reading), hits, query))
 
 if topic is not None:
     pos = corpus.topic_pos(topic)
     rows = analysis.topic_papers(corpus, topic, ctx.mask)
     st.subheader(f"Topic {topic} · {text.plain(corpus.topic_label(topic))}", anchor=False)
+    shell.topic_link(ctx, topic, label="Open this topic's page")
     st.markdown("**Keywords:** " + text.plain(", ".join(list(corpus.topics["keywords"].iat[pos])[:10])))
     papers = corpus.papers
     table = papers.iloc[rows][["title", "year", "venue", "topic_prob"]].assign(link=shell.paper_urls(ctx, rows))

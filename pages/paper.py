@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, panels, search, share, shell, text
+from explorer import mapcomponent, panels, present, search, share, shell, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -69,8 +69,10 @@ with left:
         st.caption(f"{bad} formula{'s' if bad > 1 else ''} shown as text (not plain math).")
 with right:
     panels.paper_topic(ctx, row)
-    fig = figures.position_map(corpus, corpus.xy[row], topic=topic, name="this paper")
-    panels.chart(fig, name=shell.image_name(ctx, "paper", corpus.short_ids[row], "map"))
+    mapcomponent.position_map(
+        corpus, corpus.xy[row], topic=topic, name="this paper", key="paper_map", scale=present.scale(),
+        png_name=shell.image_name(ctx, "paper", corpus.short_ids[row], "map"), on_click=lambda r: shell.open_paper(ctx, r),
+    )  # fmt: skip
 
 st.subheader("Most similar papers", anchor=False)
 similar = search.similar_papers(corpus, row, 10)

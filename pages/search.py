@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, panels, search, shell, state, text
+from explorer import figures, mapcomponent, panels, search, shell, state, text
 from pipeline.errors import PipelineError
 
 ctx = shell.context()
@@ -65,6 +65,9 @@ with find:
                 snippet=True,
                 where="hit",
             )
+        if mode == "keyword" and len(hits):
+            st.page_link(shell.PAGE["map"].path, label="Show the matches on the map", icon=":material/scatter_plot:",
+                         query_params=state.shared(ctx.view, q=query))  # fmt: skip
 
 with place:
     with st.form("place_form", border=False):
@@ -96,10 +99,10 @@ with place:
                     [corpus.topic_label(t) for t in ids], ids, [float(placed.probs[i]) for i in top]
                 )
                 panels.chart(bars, name=shell.image_name(ctx, "my-abstract-topics"))
-            fig = figures.position_map(
-                corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract"
-            )
-            panels.chart(fig, name=shell.image_name(ctx, "my-abstract-map"))
+            mapcomponent.position_map(
+                corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract", key="place_map",
+                png_name=shell.image_name(ctx, "my-abstract-map"), on_click=lambda r: shell.open_paper(ctx, r),
+            )  # fmt: skip
         with right:
             st.markdown("**Nearest papers**")
             for r, sim in zip(placed.nearest.rows, placed.nearest.scores, strict=True):

@@ -1,47 +1,103 @@
-"""A corpus as ONE self-contained HTML file: map, topics, searchable table, abstracts, offline.
+"""A corpus as ONE self-contained HTML file: the app's map, search and papers, offline.
 
-The file inlines plotly.js and every piece of data, so it works opened from disk (``file://``)
-with no network: it references no external script, stylesheet, font or image. Reviewers who will
-not install Python open it in any browser.
+The file works opened from disk (``file://``) with no network and no Python: it references no
+external script, stylesheet, font or image, and its Content-Security-Policy forbids every fetch.
 
-Safety: the data travels as JSON inside ``<script type="application/json">`` with ``<``, ``>``
-and ``&`` written as ``\\u003c``, ``\\u003e``, ``\\u0026`` (so a title holding ``</script>`` or
-``<!--`` cannot end the element early); the page's script renders every untrusted string with
-``textContent``, escapes ``<``, ``>`` and ``&`` in plotly hover text and labels, and links only
-``http(s)`` URLs (non-http URLs are also dropped here).
+What it carries (``ExportData``), each in a ``<script>`` element of its own:
 
-The HTML/JS/CSS template is ``pipeline/templates/export.html``; this module fills its three
-markers: the page title, the plotly.js bundle and the data.
+* the map component's bundle (``frontend/dist/atlas-map.js``, the same code as the app's map) and
+  the corpus's points container (``explorer.mapview``: 11 bytes a paper, base64);
+* the papers' metadata (titles, years, venues, authors, links, short ids for reading lists) as
+  gzip-compressed JSON, and the abstracts as a second gzip-compressed JSON read only when a paper
+  is opened, a phrase is searched or a CSV is written (the browser inflates them with its own
+  ``DecompressionStream``);
+* the keyword index (``pipeline.bm25.export_index``), also gzip-compressed, so that the file's
+  search ranks as the app's keyword search does: BM25 over the cleaned title and abstract, same
+  tokens, same float32 arithmetic, papers containing the exact phrase first;
+* a small JSON of corpus facts and topics.
+
+Safety: JSON is written with ``<``, ``>`` and ``&`` as ``\\u003c``, ``\\u003e``, ``\\u0026`` (a title
+holding ``</script>`` cannot end its element early); the binary parts are base64; the page renders
+every untrusted string with ``textContent`` or on a canvas, and links only ``http(s)`` URLs.
+
+The page (HTML/CSS/JS) is ``pipeline/templates/export.html``; this module fills its markers. The
+page reads its state from the URL fragment with the app's parameter names (``#list=...``,
+``#topic=3&q=...``, ``#tourdata=...&step=2``), so an app link's query string opens the same view.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import math
 import os
 import re
 import uuid
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pipeline import artifacts, schema
+from pipeline import artifacts, bm25, schema
 from pipeline.curation import Curation, CurationError, apply_edits, curation_path
 
 TEMPLATE = "export.html"
+BUNDLE = Path(__file__).resolve().parent.parent / "frontend" / "dist" / "atlas-map.js"
 #: Markers in the template, each replaced exactly once in a single pass (so a marker string
-#: inside the plotly bundle or the data can never be substituted again).
-MARKERS = ("{{TITLE}}", "/*{{PLOTLY}}*/", "{{DATA}}")
+#: inside the bundle or the data can never be substituted again).
+MARKERS = (
+    "{{TITLE}}",
+    "/*{{BUNDLE}}*/",
+    "{{META}}",
+    "{{POINTS}}",
+    "{{PAPERS}}",
+    "{{ABSTRACTS}}",
+    "{{INDEX}}",
+)
 PAPER_REQUIRED = ("doc_id", "title", "abstract", "topic", "x", "y")
 TOPIC_REQUIRED = ("topic", "label")
-#: Map coordinates are rounded to this many decimals: UMAP maps span about 20 units, so 0.001 is
-#: far below a pixel even zoomed in tenfold, and it keeps ~6 characters per number.
-COORD_DECIMALS = 3
 HTTP_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
 JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+GZIP_LEVEL = 6
+
+
+@dataclass(frozen=True)
+class ExportData:
+    """What the page is filled with (see the module docstring).
+
+    Attributes:
+        meta: corpus facts, topics (id, label, size, keywords), venue and label names, BM25 notes.
+        points: the map's points container (``explorer.mapview.points_blob``).
+        papers: gzip JSON, one list per field, all of length N: ``id`` doc ids, ``t`` titles,
+            ``sid`` reading-list short ids, and when the corpus has them ``yr`` years (null when
+            unknown), ``v``/``lb`` indexes into ``meta.venues``/``meta.labels`` (-1 when
+            unknown), ``au`` authors, ``kw`` author keywords, ``u`` http(s) links, ``p`` topic
+            probabilities; ``td`` lists the rows whose title was derived.
+        abstracts: gzip JSON list of the N abstracts.
+        index: gzip of the BM25 container (``pipeline.bm25.export_index``).
+    """
+
+    meta: dict
+    points: object
+    papers: bytes
+    abstracts: bytes
+    index: bytes
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """Bytes of each part as stored in the file (base64 for the binary ones)."""
+        b64 = lambda n: 4 * math.ceil(n / 3)  # noqa: E731
+        return {
+            "points": b64(len(self.points.data)),
+            "papers": b64(len(self.papers)),
+            "abstracts": b64(len(self.abstracts)),
+            "index": b64(len(self.index)),
+            "meta": len(json_for_script(self.meta)),
+        }
 
 
 def export_html(
@@ -60,8 +116,9 @@ def export_html(
         name: corpus name.
         out: the HTML file to write (parent folders are created; written atomically).
         papers: papers to export instead of ``papers.parquet`` (e.g. after curation). Needs the
-            columns ``doc_id, title, abstract, topic, x, y``; uses ``title_derived, year, venue,
-            authors, url, keywords, label, topic_prob`` when present.
+            columns ``doc_id, title, abstract, topic, x, y``; uses ``model_text`` (the keyword
+            index; else title and abstract), ``title_derived, year, venue, authors, url, keywords,
+            label, topic_prob, was_outlier, placed, moved`` when present.
         topics: topics to export instead of ``topics.parquet``. Needs ``topic, label``; uses
             ``keywords, x, y`` when present (else the median position of the topic's papers).
             Sizes are always counted from ``papers``; topics without papers are left out, and
@@ -90,8 +147,7 @@ def export_html(
     if edits:
         applied = apply_edits(papers, topics, edits)
         papers, topics = applied.papers, applied.topics
-    data = export_data(name, manifest, papers, topics)
-    page = render_page(data)
+    page = render_page(export_data(name, manifest, papers, topics))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -103,18 +159,25 @@ def export_html(
     return out
 
 
-def render_page(data: dict) -> str:
-    """The HTML page: the template with its title, plotly.js and ``data`` (see :func:`export_data`)."""
-    from plotly.offline import get_plotlyjs
+def bundle() -> str:
+    """The map component's bundle, checked safe to inline in a ``<script>`` element."""
+    code = BUNDLE.read_text(encoding="utf-8")
+    if "</script" in code.lower() or "<!--" in code:
+        raise RuntimeError(f"{BUNDLE} contains '</script' or '<!--'; it cannot be inlined safely")
+    return code
 
-    plotly_js = get_plotlyjs()
-    if "</script" in plotly_js.lower() or "<!--" in plotly_js:  # would end our <script> early
-        raise RuntimeError("the plotly.js bundle contains '</script' or '<!--'; it cannot be inlined safely")
+
+def render_page(data: ExportData) -> str:
+    """The HTML page: the template filled with the bundle and ``data`` (see :func:`export_data`)."""
     template = resources.files("pipeline").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
     values = {
-        "{{TITLE}}": html.escape(f"{data['meta']['name']}: topic map"),
-        "/*{{PLOTLY}}*/": plotly_js,
-        "{{DATA}}": json_for_script(data),
+        "{{TITLE}}": html.escape(f"{data.meta['name']}: topic map"),
+        "/*{{BUNDLE}}*/": bundle(),
+        "{{META}}": json_for_script(data.meta),
+        "{{POINTS}}": base64.b64encode(data.points.data).decode("ascii"),
+        "{{PAPERS}}": base64.b64encode(data.papers).decode("ascii"),
+        "{{ABSTRACTS}}": base64.b64encode(data.abstracts).decode("ascii"),
+        "{{INDEX}}": base64.b64encode(data.index).decode("ascii"),
     }
     for marker in MARKERS:
         if template.count(marker) != 1:
@@ -123,37 +186,32 @@ def render_page(data: dict) -> str:
     return pattern.sub(lambda m: values[m.group(0)], template)
 
 
-def json_for_script(data: dict) -> str:
+def json_for_script(data) -> str:
     """Compact JSON that is safe inside a ``<script>`` element (no ``<``, ``>`` or ``&`` in it)."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(JSON_ESCAPES)
 
 
-def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.DataFrame) -> dict:
-    """The data the page reads, column-wise with short keys to keep the file small.
+def _gzip_json(data) -> bytes:
+    return gzip.compress(
+        json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(), GZIP_LEVEL, mtime=0
+    )
 
-    Returns:
-        ``{"meta": {...}, "topics": {...}, "papers": {...}}``. ``papers`` holds one list per
-        field, all of length N: ``id`` doc ids, ``t`` titles, ``a`` abstracts, ``k`` topic ids,
-        ``x``/``y`` rounded map positions, and when the corpus has them ``yr`` years (null when
-        unknown), ``v``/``lb`` indexes into ``meta.venues``/``meta.labels`` (-1 when unknown),
-        ``au`` authors, ``kw`` author keywords, ``u`` http(s) links, ``p`` topic probabilities;
-        ``td`` lists the indexes of papers whose title was derived. ``topics`` holds ``id``,
-        ``label``, ``size``, ``kw`` (keyword lists), ``x``, ``y``, one entry per topic with papers.
-    """
+
+def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.DataFrame) -> ExportData:
+    """Everything the page reads (see ``ExportData``), from the corpus's tables."""
+    from explorer import mapview, readinglist
+
     _require(papers, PAPER_REQUIRED, "papers")
     _require(topics, TOPIC_REQUIRED, "topics")
     papers = papers.reset_index(drop=True)
     topic_ids = papers["topic"].astype(int).to_numpy()
-    x = papers["x"].astype(float).to_numpy()
-    y = papers["y"].astype(float).to_numpy()
+    table = _topic_table(topics, topic_ids)
+    points = mapview.points_blob(name, papers, table)
 
     p: dict[str, list] = {
         "id": papers["doc_id"].astype(str).tolist(),
         "t": _texts(papers["title"]),
-        "a": _texts(papers["abstract"]),
-        "k": topic_ids.tolist(),
-        "x": _coords(x),
-        "y": _coords(y),
+        "sid": [str(s) for s in readinglist.short_ids(papers["doc_id"])],
     }
     if "title_derived" in papers:
         p["td"] = np.flatnonzero(papers["title_derived"].fillna(False).astype(bool).to_numpy()).tolist()
@@ -177,22 +235,48 @@ def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.Data
     if "topic_prob" in papers:
         p["p"] = [None if pd.isna(v) else round(float(v), 2) for v in papers["topic_prob"]]
 
-    t = _topic_columns(topics, topic_ids, x, y)
+    if "model_text" in papers:
+        texts = papers["model_text"].fillna("").astype(str).tolist()
+        indexed = "the cleaned title and abstract (as the app indexes them)"
+    else:
+        texts = [f"{t}. {a}" for t, a in zip(p["t"], _texts(papers["abstract"]), strict=True)]
+        indexed = "the title and abstract"
+    index = bm25.export_index(texts)
+
     valid_years = years.dropna().astype(int) if years is not None else pd.Series([], dtype=int)
     embedding = manifest.get("embedding") or {}
+    sizes = dict(zip(*np.unique(topic_ids, return_counts=True), strict=True))
     meta = {
         "name": name,
         "papers": len(papers),
-        "topics": sum(1 for i in t["id"] if i != -1),
+        "topics": sum(1 for t in table["topic"] if t != -1),
         "built": manifest.get("created_at"),
         "model": _model_name(embedding.get("model")),
         "backend": embedding.get("backend"),
         "build_id": manifest.get("build_id"),
         "years": [int(valid_years.min()), int(valid_years.max())] if len(valid_years) else None,
         "exported": pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "synthetic": bool(manifest.get("synthetic")),
+        "topic_list": [
+            {"id": int(t), "label": str(lab), "size": int(sizes.get(int(t), 0)), "kw": _keywords(kw)}
+            for t, lab, kw in zip(table["topic"], table["label"], table["keywords"], strict=True)
+        ],
+        "search": {"indexed": indexed, "terms": len(index_vocab(index)), "k": 25},
         **meta_lists,
     }
-    return {"meta": meta, "topics": t, "papers": p}
+    return ExportData(
+        meta=meta,
+        points=points,
+        papers=_gzip_json(p),
+        abstracts=_gzip_json(_texts(papers["abstract"])),
+        index=gzip.compress(index.data, GZIP_LEVEL, mtime=0),
+    )
+
+
+def index_vocab(index) -> list[str]:
+    from explorer.mapview import unpack
+
+    return unpack(index.data)[0]["vocab"]
 
 
 def _require(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
@@ -210,19 +294,6 @@ def _text_or_none(value) -> str | None:
 
 def _texts(column: pd.Series) -> list[str]:
     return [_text_or_none(v) or "" for v in column]
-
-
-def _coords(values: np.ndarray) -> list[float | None]:
-    rounded = np.round(values, COORD_DECIMALS)
-    return [None if not math.isfinite(v) else v for v in rounded.tolist()]
-
-
-def _finite(value) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _http_url(value) -> str | None:
@@ -248,28 +319,26 @@ def _keywords(value, n: int = 10) -> list[str]:
     return [s for s in items if s][:n]
 
 
-def _topic_columns(topics: pd.DataFrame, topic_ids: np.ndarray, x: np.ndarray, y: np.ndarray) -> dict[str, list]:
-    """One entry per topic that has papers, in the table's order, then any topic only papers name."""
-    present, counts = np.unique(topic_ids, return_counts=True)
-    size = dict(zip(present.tolist(), counts.tolist(), strict=True))
-    rows = {}
+def _topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
+    """One row per topic that has papers, in the table's order, then any topic only papers name
+    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median)."""
+    present = set(np.unique(topic_ids).tolist())
+    rows, seen = [], set()
     for rec in topics.to_dict("records"):
         tid = int(rec["topic"])
-        if tid in size and tid not in rows:
-            rows[tid] = rec
-    for tid in present.tolist():
-        rows.setdefault(tid, {"topic": tid, "label": "outliers" if tid == -1 else f"topic {tid}"})
-    out: dict[str, list] = {"id": [], "label": [], "size": [], "kw": [], "x": [], "y": []}
-    for tid, rec in rows.items():
-        mask = topic_ids == tid
-        cx, cy = _finite(rec.get("x")), _finite(rec.get("y"))
-        if cx is None or cy is None:  # e.g. a topic made by merging: the median of its papers
-            finite = mask & np.isfinite(x) & np.isfinite(y)
-            cx, cy = (float(np.median(x[finite])), float(np.median(y[finite]))) if finite.any() else (None, None)
-        out["id"].append(tid)
-        out["label"].append(_text_or_none(rec.get("label")) or f"topic {tid}")
-        out["size"].append(int(size[tid]))  # the papers exported, not a stale stored size
-        out["kw"].append(_keywords(rec.get("keywords")))
-        out["x"].append(None if cx is None else round(cx, COORD_DECIMALS))
-        out["y"].append(None if cy is None else round(cy, COORD_DECIMALS))
-    return out
+        if tid in present and tid not in seen:
+            seen.add(tid)
+            rows.append(
+                {
+                    "topic": tid,
+                    "label": _text_or_none(rec.get("label")) or f"topic {tid}",
+                    "keywords": rec.get("keywords"),
+                    "x": rec.get("x"),
+                    "y": rec.get("y"),
+                }
+            )
+    for tid in sorted(present - seen):
+        rows.append(
+            {"topic": tid, "label": "outliers" if tid == -1 else f"topic {tid}", "keywords": None, "x": None, "y": None}
+        )
+    return pd.DataFrame(rows, columns=["topic", "label", "keywords", "x", "y"])

@@ -114,7 +114,7 @@ class Tab:
         self.settle()
 
     def settle(self, timeout: float = 60) -> None:
-        """Wait until the app has rendered: no skeletons, no running script, charts drawn."""
+        """Wait until the app has rendered: no skeletons, no running script, charts and maps drawn."""
         stable, deadline = 0, time.time() + timeout
         while time.time() < deadline:
             ready = self.page.evaluate(
@@ -122,7 +122,9 @@ class Tab:
                 const main = document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]');
                 const busy = document.querySelector('[data-testid="stSkeleton"], [data-testid="stStatusWidget"]');
                 const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'));
-                return !!main && !busy && charts.every(c => c.querySelector('.main-svg'));
+                const maps = (window.__atlasMaps || []).filter(m => m.el.isConnected);
+                return !!main && !busy && charts.every(c => c.querySelector('.main-svg'))
+                    && maps.every(m => m.el.dataset.drawn && !m.debug().busy);
             }"""
             )
             stable = stable + 1 if ready else 0
@@ -163,16 +165,16 @@ def papers(small_artifacts) -> pd.DataFrame:
     return pd.read_parquet(artifacts.corpus_path(small_artifacts, "small") / schema.PAPERS).set_index("row")
 
 
-MAP_POINTS = """() => {
-    const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
-    const traces = gd._fullData.filter(t => t.type === 'scattergl' && t.customdata);
-    const L = gd._fullLayout, box = gd.getBoundingClientRect();
-    const points = [];
-    for (const t of traces) for (let i = 0; i < t.x.length; i++)
-        points.push({row: t.customdata[i], x: box.left + L._size.l + L.xaxis.l2p(t.x[i]),
-                     y: box.top + L._size.t + L.yaxis.l2p(t.y[i])});
-    return points;
-}"""
+#: The map component's own account of what it drew (``frontend/src/map.ts``: ``debug``), and the
+#: page position of every shown paper in view, top-drawn first.
+CURRENT = "window.__atlasMaps.filter(m => m.el.isConnected)[0]"
+MAP = f"() => {CURRENT}.debug()"
+MAP_POINTS = f"() => {CURRENT}.screenPoints()"
+
+
+def on_map(tab: Tab, js: str):
+    """Evaluate ``js`` (a function of the first map on the page) in the page."""
+    return tab.page.evaluate(f"() => ({js})({CURRENT})")
 
 
 # The first test opens a deep link on the freshly started server (the case that breaks when
@@ -201,22 +203,45 @@ def test_the_root_url_works_first_after_a_restart(small_artifacts, browser, outp
             tab.close()
 
 
-def test_the_map_draws_every_point(tab, output_dir):
+def test_the_map_draws_every_point_and_labels_every_topic_without_overlap(tab, output_dir):
     tab.open("/?corpus=small")
-    points = tab.page.evaluate(MAP_POINTS)
-    assert len(points) == 137
-    assert sorted(p["row"] for p in points) == list(range(137))
+    state = tab.page.evaluate(MAP)
+    assert state["n"] == 137 and state["drawn"] == 137 and state["shown"] == 137  # counted by the component
+    assert sorted(p["row"] for p in tab.page.evaluate(MAP_POINTS)) == list(range(137))  # all in view
+    labels = [lab for lab in state["labels"] if lab["kind"] == "topic"]
+    assert sorted(lab["topic"] for lab in labels) == list(range(6))  # every topic of the small corpus
+    boxes = [lab["box"] for lab in state["labels"]]
+    assert not [
+        (a, b)
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    ], "two labels overlap"
     tab.shot(output_dir, "map")
-    tab.open("/?corpus=small&topic=1")
+    # a legend entry brings its topic forward while the pointer rests on it
+    item = tab.page.locator('.legend li button[data-topic="2"]')
+    item.hover()
+    tab.page.wait_for_function(f"() => {CURRENT}.el.dataset.highlight === '2'")
+    tab.page.mouse.move(5, 5)
+    tab.page.wait_for_function(f"() => {CURRENT}.el.dataset.highlight === ''")
+    tab.open("/?corpus=small&topic=1&years=2021-2023")
+    state = tab.page.evaluate(MAP)
+    assert state["highlight"] == 1 and state["drawn"] == 137  # filtered-out papers stay as grey context
+    assert state["shown"] == int(on_map(tab, "m => m.el.dataset.shown")) < 137
+    assert any(lab["kind"] == "highlight" and lab["topic"] == 1 for lab in state["labels"])
     tab.shot(output_dir, "map-topic")
 
 
 def test_clicking_a_point_opens_its_paper(tab, papers):
     tab.open("/?corpus=small&years=2020-2023")
     points = tab.page.evaluate(MAP_POINTS)
-    target = points[len(points) // 2]
+
+    def isolation(p):
+        return min((p["x"] - q["x"]) ** 2 + (p["y"] - q["y"]) ** 2 for q in points if q is not p)
+
+    target = max(points, key=isolation)
     tab.page.mouse.move(target["x"], target["y"])
-    time.sleep(0.3)
+    tab.page.locator(".tip").wait_for(state="visible")
     tab.page.mouse.click(target["x"], target["y"])
     tab.wait_for_url(r"/paper\?")
     tab.settle()
@@ -225,6 +250,109 @@ def test_clicking_a_point_opens_its_paper(tab, papers):
     assert tab.params()["years"] == ["2020-2023"]  # the filters came along
     heading = tab.page.locator("h2").first.inner_text()
     assert " ".join(heading.split())[:40] == " ".join(papers.loc[target["row"], "title"].split())[:40]
+
+
+def test_a_click_opens_the_dot_you_see(tab, papers):
+    """With a topic highlighted, its dots are drawn over the faded others: a click where a bright dot
+    and a faint one overlap opens the bright one, even when the faint one comes later in the corpus."""
+    tab.open("/?corpus=small&topic=1")
+    on_map(tab, "m => { m.zoomAt(0.5, m.w / 2, m.h / 2); }")  # zoomed out, dots overlap
+    tab.settle()
+    points = tab.page.evaluate(MAP_POINTS)
+    bright = [p for p in points if p["layer"] == 3]
+    faint = [p for p in points if p["layer"] == 1]
+    pairs = [
+        (b, f) for b in bright for f in faint
+        if f["row"] > b["row"] and (b["x"] - f["x"]) ** 2 + (b["y"] - f["y"]) ** 2 <= 2.5**2
+    ]  # fmt: skip
+    assert pairs, "no bright dot overlaps a later faint one at this zoom"
+    b, f = pairs[0]
+    x, y = (b["x"] + f["x"]) / 2, (b["y"] + f["y"]) / 2
+    assert (
+        on_map(
+            tab,
+            f"m => m.pick({x} - m.stage.getBoundingClientRect().left, {y} - m.stage.getBoundingClientRect().top).row",
+        )
+        == b["row"]
+    )
+    tab.page.mouse.move(x, y)
+    tab.page.mouse.click(x, y)
+    tab.wait_for_url(r"/paper\?")
+    assert tab.params()["paper"] == [papers.loc[b["row"], "doc_id"]]
+
+
+def test_this_papers_star_is_drawn_on_top_in_a_contrasting_colour(tab, papers, output_dir, tmp_path):
+    from PIL import Image
+
+    from explorer import palette
+
+    tab.open("/paper?corpus=small&paper=latex-1")
+    tab.page.locator(".stage").first.scroll_into_view_if_needed()
+    tab.settle()
+    overlay = on_map(tab, "m => m.opts.overlay")
+    assert [o["label"] for o in overlay] == ["this paper"] and overlay[0]["colour"] == palette.STAR
+    x, y = on_map(tab, f"m => m.screenOfPoint({overlay[0]['x']}, {overlay[0]['y']})")
+    row = int(papers.index[papers["doc_id"] == "latex-1"][0])
+    assert on_map(tab, f"m => m.screenOf({row})") == [x, y]  # over the paper's own dot
+    shot = tmp_path / "star.png"
+    tab.page.screenshot(path=str(shot), clip={"x": x - 20, "y": y - 20, "width": 40, "height": 40})
+    pixel = Image.open(shot).convert("RGB").getpixel((20, 20))
+    assert all(abs(a - b) <= 40 for a, b in zip(pixel, palette.rgb(palette.STAR), strict=True)), pixel  # not hidden
+    tab.page.screenshot(
+        path=str(output_dir / "paper-map-star.png"), clip={"x": x - 160, "y": y - 120, "width": 320, "height": 240}
+    )
+
+
+def test_the_view_and_zoom_go_into_the_url_and_a_copied_link_reopens_them(tab, browser, server, output_dir):
+    tab.open("/?corpus=small")
+    box = tab.page.locator(".stage").bounding_box()
+    cx, cy = box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.6
+    tab.page.mouse.move(cx, cy)
+    for _ in range(4):
+        tab.page.mouse.wheel(0, -240)
+        time.sleep(0.05)
+    tab.page.mouse.move(cx, cy)
+    tab.page.mouse.down()
+    tab.page.mouse.move(cx + 60, cy - 40, steps=6)
+    tab.page.mouse.up()
+    tab.wait_for_url(r"view=")
+    tab.settle()
+    view = tab.params()["view"][0]
+    x, y, zoom = (float(v) for v in view.split(","))
+    assert zoom > 2
+    here = tab.page.evaluate(MAP)
+    assert here["view"] == {"x": x, "y": y, "zoom": zoom, "text": view}  # the URL holds the map's own string
+    rows = {p["row"]: (p["x"], p["y"]) for p in tab.page.evaluate(MAP_POINTS)}
+    assert 0 < len(rows) < 137  # zoomed in: only part of the map in view
+    other = Tab(browser, server)
+    try:
+        other.open("/?" + urlsplit(tab.url()).query)
+        again = other.page.evaluate(MAP)
+        assert again["view"] == here["view"]
+        moved = {p["row"]: (p["x"], p["y"]) for p in other.page.evaluate(MAP_POINTS)}
+        assert set(moved) == set(rows)
+        assert max(abs(moved[r][0] - rows[r][0]) + abs(moved[r][1] - rows[r][1]) for r in rows) < 2
+        other.shot(output_dir, "map-zoomed")
+        # "Show the whole map" takes the view out of the link
+        other.page.locator('button[data-tool="reset"]').click()
+        other.wait_for_url(r"^(?!.*view=)")
+        assert not other.errors, other.errors
+    finally:
+        other.close()
+
+
+def test_deep_zoom_labels_papers_with_their_titles(tab, papers):
+    tab.open("/?corpus=small")
+    # zoom into the densest place until few papers are in view: their titles become labels
+    points = tab.page.evaluate(MAP_POINTS)
+    p = points[0]
+    on_map(
+        tab, f"m => {{ const r = m.stage.getBoundingClientRect(); m.zoomAt(14, {p['x']} - r.left, {p['y']} - r.top); }}"
+    )
+    tab.page.wait_for_function(f"() => {CURRENT}.debug().labels.some(l => l.kind === 'title')", timeout=20_000)
+    titles = [lab["text"] for lab in tab.page.evaluate(MAP)["labels"] if lab["kind"] == "title"]
+    known = set(papers["title"])
+    assert all(t in known or (t.endswith("…") and any(k.startswith(t[:-1]) for k in known)) for t in titles)
 
 
 def test_links_carry_the_view_and_a_copied_url_reopens_it(tab, browser, server, output_dir):
@@ -291,10 +419,18 @@ def test_hostile_records_execute_nothing(tab, papers, output_dir):
     assert not tab.xss_fired()
     tab.open("/?corpus=small")
     row = int(papers.index[papers["doc_id"] == "xss-1"][0])
+    on_map(
+        tab,
+        f"m => {{ const [x, y] = m.screenOf({row}); const r = m.stage.getBoundingClientRect(); m.zoomAt(4, x - r.left, y - r.top); }}",
+    )
+    tab.settle()
     point = next(p for p in tab.page.evaluate(MAP_POINTS) if p["row"] == row)
     tab.page.mouse.move(point["x"], point["y"])
-    tab.page.wait_for_selector(".hoverlayer .hovertext", timeout=10_000)
-    assert "<script>" in tab.page.locator(".hoverlayer").text_content()  # shown, not run
+    tip = tab.page.locator(".tip .t")
+    tip.wait_for(state="visible")
+    tab.page.wait_for_function(f"() => {CURRENT}.el.querySelector('.tip .t').textContent !== '…'")
+    assert tip.text_content() == papers.loc[row, "title"]  # the fetched title, shown as text
+    assert tab.page.locator(".tip script, .tip img").count() == 0
     assert not tab.xss_fired()
 
 
@@ -307,11 +443,26 @@ def test_other_pages_render_cleanly(tab, output_dir):
     tab.shot(output_dir, "bad-corpus")
 
 
-def test_projector_layout(browser, server, output_dir):
+def test_present_mode_makes_the_map_labels_grow(browser, server, output_dir):
+    from explorer import tours
+
+    tour = tours.Tour(
+        "map", (tours.make_step("map", {"corpus": ["small"], "topic": ["0"]}, "Where the topics lie"),), "small"
+    )
+    normal = Tab(browser, server, 1920, 1080)
     big = Tab(browser, server, 1920, 1080)
     try:
-        big.open("/?corpus=small&topic=0")
-        big.shot(output_dir, "map-1920x1080")
-        assert not big.errors
+        normal.open("/?corpus=small&topic=0")
+        big.open(f"/?corpus=small&topic=0&tourdata={tours.encode(tour)}&step=1")
+        big.settle()
+        size = {}
+        for name, t in (("normal", normal), ("present", big)):
+            labels = t.page.evaluate(MAP)["labels"]
+            size[name] = max(lab["box"][3] - lab["box"][1] for lab in labels if lab["kind"] == "highlight")
+        assert size["present"] >= 1.3 * size["normal"], size  # the highlighted label, boxed, grows with the text
+        big.shot(output_dir, "map-present-1920x1080")
+        normal.shot(output_dir, "map-1920x1080")
+        assert not big.errors and not normal.errors, big.errors + normal.errors
     finally:
         big.close()
+        normal.close()

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, figures, search, state, text
+from explorer import analysis, data, figures, mapview, palette, search, state, text
 from explorer.filters import Filters, apply, clean, describe
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError
@@ -60,12 +60,14 @@ def test_load_corpus_aligns_tables_and_arrays(corpus):
     assert corpus.topic_pos(10_000) is None
 
 
-def test_hover_text_is_escaped_for_plotly(corpus):
-    hover = corpus.hover[corpus.paper_pos("xss-1")]
-    assert "<script>" not in hover and "&lt;script&gt;" in hover
-    assert hover.startswith("<b>")  # our own markup survives
-    # the venue is not followed by its year twice
-    assert "IJCAI 2024 2024" not in hover
+def test_map_details_are_plain_text_for_the_map(corpus):
+    row = corpus.paper_pos("xss-1")
+    d = mapview.details(corpus, [row, row, -1, corpus.n_papers, "x"])
+    assert list(d) == [str(row)]  # once, and nothing for rows outside the corpus
+    title = corpus.papers["title"].iat[row]
+    assert d[str(row)]["title"] == title and "<script>" in title  # the map shows it as text, never as HTML
+    assert d[str(row)]["venue"] == "IJCAI 2024" and d[str(row)]["year"] == 2024
+    assert d[str(row)]["topic"] == int(corpus.papers["topic"].iat[row])
 
 
 def test_keyword_years_load_once(corpus):
@@ -383,26 +385,57 @@ def test_keywords_are_highlighted_inside_escaped_text():
 # ------------------------------------------------------------------------------------------
 
 
-def test_topic_map_sends_only_what_it_needs(corpus):
-    mask = apply(corpus, Filters(years=(2021, 2022)))
-    fig = figures.topic_map(corpus, mask)
-    types = {t.type for t in fig.data}
-    assert types == {"scattergl"}
-    points = [t for t in fig.data if t.customdata is not None]
-    rows = np.concatenate([np.asarray(t.customdata) for t in points])
-    assert sorted(rows.tolist()) == np.flatnonzero(mask).tolist()
-    assert all(np.asarray(t.x).dtype == np.float32 for t in fig.data)
-    assert all("<script>" not in str(h) for t in points for h in t.hovertext)
-    highlighted = figures.topic_map(corpus, mask, highlight=int(corpus.topic_ids[0]))
-    assert any((t.marker.line.width or 0) > 0 for t in highlighted.data)
+def test_the_map_gets_11_bytes_a_paper_and_the_labels(corpus):
+    blob = mapview.corpus_points(corpus)
+    header, arrays = mapview.unpack(blob.data)
+    n = corpus.n_papers
+    assert header["n"] == n and header["kind"] == "points" and blob.id == header["id"]
+    assert {a: arrays[a].dtype.str for a in arrays} == {"x": "<f4", "y": "<f4", "topic": "<u2", "flags": "|u1"}
+    labels = len(json.dumps(header["topics"]))
+    assert len(blob) <= 11 * n + labels + 600  # positions, topic, flags; the rest is the labels
+    assert np.array_equal(arrays["x"], corpus.xy[:, 0]) and np.array_equal(arrays["y"], corpus.xy[:, 1])
+    topics = [t["id"] for t in header["topics"]]
+    assert topics == corpus.topic_ids.tolist()
+    known = arrays["topic"] != mapview.NO_TOPIC
+    assert np.array_equal(np.asarray(topics)[arrays["topic"][known]], corpus.papers["topic"].to_numpy()[known])
+    reassigned = (arrays["flags"] & mapview.FLAG_REASSIGNED) > 0
+    assert np.array_equal(reassigned, corpus.papers["was_outlier"].to_numpy(dtype=bool))
+    assert [t["colour"] for t in header["topics"]] == [palette.topic_colour(t) for t in topics]
+    assert [t["size"] for t in header["topics"]] == corpus.topics["size"].tolist()
+    # the id is the content: a renamed topic is a new container, the same corpus the same one
+    renamed = corpus.topics.assign(label=["Renamed"] + corpus.topics["label"].tolist()[1:])
+    assert mapview.points_blob(corpus.name, corpus.papers, renamed).id != blob.id
+    assert mapview.corpus_points(corpus).id == blob.id
+
+
+def test_masks_and_rows_travel_packed():
+    mask = np.zeros(13, dtype=bool)
+    mask[[0, 7, 8, 12]] = True
+    header, arrays = mapview.unpack(mapview.mask_blob(mask).data)
+    assert header["n"] == 13 and np.array_equal(np.unpackbits(arrays["bits"])[:13].astype(bool), mask)
+    header, arrays = mapview.unpack(mapview.rows_blob(np.array([5, 1, 70_000])).data)
+    assert arrays["rows"].tolist() == [5, 1, 70_000]
+    with pytest.raises(ValueError, match="1-D"):
+        mapview.pack("rows", {"rows": np.zeros((2, 2), dtype=np.uint32)})
+
+
+def test_a_view_in_the_url_is_parsed_strictly():
+    view = mapview.parse_view("1.5,-2.25,4")
+    assert (view.x, view.y, view.zoom, view.text) == (1.5, -2.25, 4.0, "1.5,-2.25,4")
+    for bad in (None, "", "1,2", "a,b,c", "1,2,0.01", "1,2,1e9", "nan,1,2", "1,2,3,4"):
+        assert mapview.parse_view(bad) is None, bad
+    state = mapview.map_state(mapview.rows_blob(np.array([1])), view=view, highlight=3)
+    assert state["view"] == {"x": 1.5, "y": -2.25, "zoom": 4.0} and state["viewKey"] == "1.5,-2.25,4"
+    assert json.dumps(state)  # plain JSON for the component
 
 
 def test_palette_is_shared_and_stable():
-    assert figures.topic_colour(0) == figures.PALETTE[0]
-    assert figures.topic_colour(len(figures.PALETTE)) == figures.PALETTE[0]
-    assert figures.topic_colour(-1) == figures.OUTLIER
-    codes = figures.colour_codes(np.array([0, 1, -1]))
-    assert codes.tolist() == [0.5, 1.5, len(figures.PALETTE) + 0.5]
+    assert figures.topic_colour is palette.topic_colour and figures.PALETTE is palette.PALETTE
+    assert palette.topic_colour(0) == palette.PALETTE[0]
+    assert palette.topic_colour(len(palette.PALETTE)) == palette.PALETTE[0]
+    assert palette.topic_colour(-1) == palette.OUTLIER
+    assert palette.STAR not in palette.PALETTE and palette.LIST not in palette.PALETTE
+    assert palette.rgb("#0072B2") == (0, 114, 178)
 
 
 def test_labels_never_overlap():

@@ -54,7 +54,12 @@ def test_every_setting_has_a_rule_and_its_default_is_allowed():
 @pytest.mark.parametrize(
     ("toml", "key", "value", "allowed"),
     [
-        ('[cluster]\nmethod = "kmeans"', "cluster.method", "'kmeans'", "one of 'auto', 'graph', 'ward', 'hdbscan', 'agglomerative'"),
+        (
+            '[cluster]\nmethod = "kmeans"',
+            "cluster.method",
+            "'kmeans'",
+            "one of 'auto', 'graph', 'ward', 'hdbscan', 'agglomerative'",
+        ),
         ('[embed]\nbackend = "hashing"', "embed.backend", "'hashing'", "one of 'onnx-int8', 'onnx', 'torch'"),
         ('[cluster]\nmin_cluster_size = "25"', "cluster.min_cluster_size", "'25'", "an integer >= 2"),
         ("[cluster]\nmin_cluster_size = 1", "cluster.min_cluster_size", "1", "an integer >= 2, or unset"),

@@ -123,15 +123,55 @@ def decode(array) -> np.ndarray:
 # ------------------------------------------------------------------------------------------
 
 
+def map_data(at: AppTest) -> tuple[dict, dict[str, tuple[dict, dict]]]:
+    """The map component's JSON state and the binary containers sent with it, by id."""
+    from explorer import mapview
+
+    elements = at.main.get("bidi_component")
+    blobs = {}
+    for el in elements:
+        if el.proto.bytes.startswith(mapview.MAGIC):  # (the other bytes are the map's bundle)
+            header, arrays = mapview.unpack(el.proto.bytes)
+            blobs[header["id"]] = (header, arrays)
+    states = [json.loads(el.proto.json) for el in elements if el.proto.json]
+    assert len(states) == 1, states
+    # the map's own instance (it reruns on every hover) carries a small loader, not the bundle
+    assert all(len(el.proto.js_content) < 2_000 for el in elements)
+    bundle = (APP.parent / "frontend" / "dist" / "atlas-map.js").read_bytes()
+    assert sum(el.proto.bytes == bundle for el in elements) == 1  # sent once, by a data-only instance
+    return states[0], blobs
+
+
 def test_map_draws_every_paper_and_names_the_corpus_in_the_url(small_artifacts, monkeypatch):
     at = run(small_artifacts, monkeypatch)
     assert at.title[0].value == "Topic map"
     assert qp(at, "corpus") == ["small"]  # a copied link names its corpus
-    spec = plotly_specs(at)[0]
-    rows = np.concatenate([decode(t["customdata"]) for t in spec["data"] if "customdata" in t])
-    assert sorted(rows.tolist()) == list(range(137))
-    assert {t["type"] for t in spec["data"]} == {"scattergl"}
-    assert "<script>" not in json.dumps(spec)
+    state, blobs = map_data(at)
+    header, arrays = blobs[state["points"]]
+    assert header["n"] == 137 and len(arrays["x"]) == 137 and state["mask"] is None
+    papers = pd.read_parquet(artifacts.corpus_path(small_artifacts, "small") / schema.PAPERS)
+    sent = json.dumps(state) + json.dumps(header)
+    assert not any(title in sent for title in papers["title"])  # titles are fetched on hover, not shipped
+
+
+def test_the_map_marks_search_hits_and_the_reading_list_and_keeps_its_view(small_artifacts, monkeypatch):
+    from explorer import readinglist
+
+    ids = [readinglist.short_id(d) for d in ("latex-1", "xss-1")]
+    at = run(
+        small_artifacts, monkeypatch, corpus="small", q="scheduling makespan", list=",".join(ids), years="2021-2023"
+    )
+    at.query_params["view"] = "0.5,-1.25,3"  # (``run`` takes ``view`` for the page)
+    at.run()
+    state, blobs = map_data(at)
+    papers = pd.read_parquet(artifacts.corpus_path(small_artifacts, "small") / schema.PAPERS).set_index("row")
+    marks = {m["shape"]: blobs[m["rows"]][1]["rows"].tolist() for m in state["marks"]}
+    assert sorted(papers.loc[marks["diamond"], "doc_id"]) == ["latex-1", "xss-1"]  # the reading list
+    assert papers.loc[marks["ring"][0], "doc_id"] == "latex-1"  # the best match first
+    mask = np.unpackbits(blobs[state["mask"]][1]["bits"])[:137].astype(bool)
+    assert np.array_equal(mask, papers["year"].between(2021, 2023).to_numpy())  # the filters dim the rest
+    assert state["view"] == {"x": 0.5, "y": -1.25, "zoom": 3.0} and state["viewKey"] == "0.5,-1.25,3"
+    assert "best 1" in texts(at.caption) or "best matches" in texts(at.caption)
 
 
 def test_map_with_a_topic_lists_its_papers(small_artifacts, monkeypatch):
@@ -271,6 +311,8 @@ def test_keyword_search_from_the_url_ranks_the_phrase_first(small_artifacts, mon
     first = main_links(at)[0]
     assert link_params(first)["paper"] == ["ijcai2022-paper114"]
     assert "exact phrase" in texts(at.caption)
+    to_map = main_links(at)[-1]  # the same matches, ringed on the map
+    assert to_map.proto.label == "Show the matches on the map" and link_params(to_map)["q"] == [phrase]
 
 
 def test_semantic_search_and_placement(small_artifacts, monkeypatch):

@@ -19,13 +19,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import access, curate, data, downloads, figures, readinglist, tours
+from explorer import access, curate, data, downloads, figures, mapview, readinglist, tours
 from explorer.access import Access, ReadOnlyError
 from pipeline import artifacts, cli
 from pipeline.build import build
 from pipeline.curation import Curation, curation_path
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
-from tests.test_pages import APP, _as_after_first_run, link_params, plotly_specs, qp, run, texts, unescape
+from tests.test_pages import APP, _as_after_first_run, link_params, qp, run, texts, unescape
 
 TOKEN = "s3cret-editor-token-for-tests"
 
@@ -79,7 +79,11 @@ def test_every_chart_downloads_as_a_png_named_after_its_view(small_artifacts, mo
     for view, params in views:
         at = open_app(small_artifacts, monkeypatch, view, corpus="small", years="2020-2023", **params)
         charts = at.main.get("plotly_chart")
-        assert charts
+        maps = [json.loads(c.proto.json) for c in at.main.get("bidi_component") if c.proto.json]
+        assert charts or maps
+        for state in maps:  # the map component: its own PNG button, named the same way
+            assert state["tools"] and re.fullmatch(r"small-[A-Za-z0-9._-]+", state["pngName"]), state
+            names.append(state["pngName"])
         for chart in charts:
             config = json.loads(chart.proto.config)
             assert "toImage" not in config.get("modeBarButtonsToRemove", []), config  # the download button stays
@@ -196,19 +200,18 @@ def test_papers_join_the_list_from_any_page(small_artifacts, monkeypatch, corpus
 
 
 def test_map_selection_rows():
-    class Event:
-        selection = {"points": [{"customdata": 3}, {"customdata": [5]}, {"customdata": 3}], "box": [{}], "lasso": []}
+    import base64
 
-    class Click:
-        selection = {"points": [{"customdata": 7}], "box": [], "lasso": []}
+    import numpy as np
 
-    from explorer.share import map_selection
+    from explorer.mapcomponent import _selection
 
-    rows, many = map_selection(Event(), 10)
-    assert rows.tolist() == [3, 5] and many
-    rows, many = map_selection(Click(), 10)
-    assert rows.tolist() == [7] and not many
-    assert map_selection(None, 10)[0].size == 0
+    raw = base64.b64encode(np.array([5, 3, 3, 12], dtype="<u4").tobytes()).decode()
+    rows, kind = _selection({"kind": "lasso", "n": 4, "rows": raw, "seq": 1}, 10)
+    assert rows.tolist() == [3, 5] and kind == "lasso"  # unique, sorted, rows beyond the corpus dropped
+    assert _selection({"kind": "box", "n": 0, "rows": ""}, 10)[0].size == 0  # cleared
+    assert _selection(None, 10)[1] is None
+    assert _selection({"n": 1, "rows": "not base64!"}, 10)[0].size == 0
 
 
 # ------------------------------------------------------------------------------------------
@@ -235,10 +238,10 @@ def test_with_edits_keeps_tables_and_arrays_aligned(corpus):
     row = out.paper_pos(doc)
     assert out.papers["topic"].iat[row] == ids[3] and out.papers["moved"].iat[row]
     assert out.papers["topic_prob"].iat[row] == pytest.approx(out.topic_distribution[row, out.topic_pos(ids[3])])
-    assert "Renamed" in out.hover[corpus.papers.index[corpus.papers["topic"] == ids[0]][1]]
+    header, _ = mapview.unpack(mapview.corpus_points(out).data)
+    assert [t["label"] for t in header["topics"] if t["id"] == ids[0]] == ["Renamed"]  # the map's labels follow
     assert out.topics["size"].sum() == corpus.n_papers and corpus.topic_label(ids[0]) != "Renamed"  # base untouched
     assert figures.linkage_from_hierarchy(out.hierarchy, out.topic_ids) is None  # the stored tree no longer fits
-    figures.topic_map(out, np.ones(out.n_papers, dtype=bool))  # draws
 
 
 def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebuild(own_root, monkeypatch):
@@ -268,8 +271,11 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     table = at.dataframe[0].value
     assert label in table["label"].tolist() and len(table) == len(base.topics) - 1
     at = open_app(own_root, monkeypatch, corpus="small")
-    annotations = [a["text"] for a in plotly_specs(at)[0]["layout"].get("annotations", [])]
-    assert any("Reviewer's &lt;b&gt;label&lt;/b&gt;" in a for a in annotations)  # escaped for plotly
+    blobs = [
+        mapview.unpack(c.proto.bytes)[0] for c in at.main.get("bidi_component") if c.proto.bytes.startswith(b"ATLM")
+    ]
+    labels = [t["label"] for b in blobs if b["kind"] == "points" for t in b["topics"]]
+    assert "Reviewer's <b>label</b>" in labels  # as text: the map draws labels on a canvas, never as HTML
     at = open_app(own_root, monkeypatch, "pages/paper.py", corpus="small", paper=doc)
     assert "moved here by hand" in texts(at.caption)
     curated = data.get_corpus(own_root, "small")

@@ -10,6 +10,7 @@ These tests fail, never skip, when Chromium is missing: install it with ``make b
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import time
@@ -22,7 +23,7 @@ import pytest
 from explorer import data, readinglist, tours
 from explorer.access import Access
 from pipeline.curation import Curation, curation_path
-from tests.test_browser import MAP_POINTS, Tab, serve
+from tests.test_browser import CURRENT, MAP_POINTS, Tab, serve
 from tests.test_share import TOKEN, files_under
 
 pytestmark = pytest.mark.browser
@@ -84,7 +85,26 @@ def test_a_reading_list_link_opens_its_papers_and_exports_them(tab, root, output
     assert len(parse_qs(urlsplit(href).query)["list"][0].split(",")) == 4
 
 
-def test_a_box_on_the_map_selects_papers_for_the_list(tab, output_dir):
+def _drag(tab: Tab, path: list[tuple[float, float]]) -> None:
+    tab.page.mouse.move(*path[0])
+    tab.page.mouse.down()
+    for x, y in path[1:]:
+        tab.page.mouse.move(x, y, steps=3)
+    tab.page.mouse.up()
+
+
+def _added(tab: Tab) -> int:
+    add = tab.page.get_by_role("button", name="to the reading list")
+    n = int(re.search(r"Add (\d+) selected", add.inner_text()).group(1))
+    add.click()
+    tab.wait_for_url(r"list=")
+    tab.settle()
+    assert len(tab.params()["list"][0].split(",")) == n
+    assert "/paper" not in tab.url()  # a selection selects; only a click opens a paper
+    return n
+
+
+def test_a_box_on_the_map_lists_its_papers_for_the_list(tab, output_dir):
     tab.open("/?corpus=small")
     points = tab.page.evaluate(MAP_POINTS)
     xs, ys = sorted(p["x"] for p in points), sorted(p["y"] for p in points)
@@ -94,23 +114,39 @@ def test_a_box_on_the_map_selects_papers_for_the_list(tab, output_dir):
     def inside(margin: float) -> int:  # points in the box, give or take a few pixels of rounding
         return sum(x0 + margin <= p["x"] <= x1 - margin and y0 + margin <= p["y"] <= y1 - margin for p in points)
 
-    tab.page.hover('[data-testid="stPlotlyChart"]')
-    tab.page.locator('[data-testid="stPlotlyChart"] .modebar-btn[data-title="Box Select"]').click()
-    tab.page.mouse.move(x0, y0)
-    tab.page.mouse.down()
-    tab.page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=5)
-    tab.page.mouse.move(x1, y1, steps=5)
-    tab.page.mouse.up()
-    tab.page.get_by_text("papers selected on the map").wait_for(timeout=30_000)
+    tab.page.locator('button[data-tool="box"]').click()
+    _drag(tab, [(x0, y0), ((x0 + x1) / 2, (y0 + y1) / 2), (x1, y1)])
+    tab.page.get_by_text("selected on the map").wait_for(timeout=30_000)
     tab.settle()
-    tab.shot(output_dir, "map-selection")
-    add = tab.page.get_by_role("button", name="to the reading list")
-    n = int(re.search(r"Add (\d+) selected", add.inner_text()).group(1))
+    listed = tab.page.get_by_text("selected on the map").inner_text()
+    n = int(re.search(r"(\d+) papers? selected", listed).group(1))
     assert inside(3) <= n <= inside(-3) and n >= 10
-    add.click()
-    tab.wait_for_url(r"list=")
-    assert len(tab.params()["list"][0].split(",")) == n
-    assert "/paper" not in tab.url()  # a box selects; only a click opens a paper
+    assert tab.page.locator('[data-testid="stDataFrame"]').count() >= 1  # the papers themselves are listed
+    tab.shot(output_dir, "map-selection")
+    assert _added(tab) == n
+
+
+def test_a_lasso_adds_the_papers_it_encloses_to_the_reading_list(tab, output_dir):
+    tab.open("/?corpus=small")
+    points = tab.page.evaluate(MAP_POINTS)
+    cx = sorted(p["x"] for p in points)[len(points) // 2]
+    cy = sorted(p["y"] for p in points)[len(points) // 2]
+    r = 90
+    ring = [(cx + r * math.cos(2 * math.pi * k / 24), cy + r * math.sin(2 * math.pi * k / 24)) for k in range(25)]
+
+    def enclosed(margin: float) -> int:
+        return sum(math.hypot(p["x"] - cx, p["y"] - cy) <= r * math.cos(math.pi / 24) - margin for p in points)
+
+    tab.page.locator('button[data-tool="lasso"]').click()
+    _drag(tab, ring)
+    tab.page.get_by_text("selected on the map").wait_for(timeout=30_000)
+    tab.settle()
+    n = int(re.search(r"(\d+) papers? selected", tab.page.get_by_text("selected on the map").inner_text()).group(1))
+    assert enclosed(3) <= n <= enclosed(-3) and n >= 5, (enclosed(3), n, enclosed(-3))
+    assert "(lasso" in tab.page.locator("p", has_text="selected on the map").inner_text()
+    assert _added(tab) == n
+    marks = tab.page.evaluate(f"() => {CURRENT}.opts.marks.map(m => [m.shape, m.rows.length])")
+    assert ["diamond", n] in marks  # the reading list is marked on the map
 
 
 def test_a_tour_opens_at_its_step_and_moves_with_the_keyboard(browser, server, output_dir):

@@ -1,0 +1,116 @@
+"""Keyword search's tokeniser and BM25 index, shared by the app and the offline export.
+
+The app ranks with ``bm25s`` (``explorer.search``). The offline export has no Python, so it ships
+the index's statistics (``export_index``) and scores queries in JavaScript with the same
+tokeniser, the same BM25 variant and the same float32 arithmetic, so that a query ranks the same
+papers in the same order in both (``tests/test_export.py`` checks it on real queries).
+
+The tokeniser is bm25s's: lower case, tokens are runs of two or more word characters (Python's
+``\\w``: letters, digits, underscore), English stop words removed, no stemming.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+STOPWORDS = "en"
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+
+
+def tokenize(texts: list[str]) -> list[list[str]]:
+    """bm25s's tokens of each text (the app's keyword search and its index use exactly these)."""
+    import bm25s
+
+    return bm25s.tokenize(
+        texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=STOPWORDS, return_ids=False, show_progress=False
+    )
+
+
+def parameters() -> dict:
+    """The BM25 variant and constants the app's index uses (``bm25s.BM25()``'s defaults)."""
+    import bm25s
+    from bm25s.stopwords import STOPWORDS_EN
+
+    index = bm25s.BM25()
+    if index.method != "lucene" or (index.idf_method or index.method) != "lucene":
+        raise RuntimeError(f"the export scores BM25 'lucene' only; bm25s uses {index.method!r}")
+    return {"k1": float(index.k1), "b": float(index.b), "method": "lucene", "stopwords": sorted(STOPWORDS_EN)}
+
+
+def export_index(texts: Sequence[str]):
+    """The statistics the export's JavaScript needs to score BM25 exactly as bm25s does.
+
+    Args:
+        texts: each paper's modelling text (``papers.model_text``), in row order, as the app indexes it.
+
+    Returns:
+        An ``explorer.mapview.Blob`` of kind ``bm25`` with arrays ``doc_len`` (uint32 tokens per
+        paper, repeats counted), ``term_ptr`` (uint32, term ``t``'s postings are
+        ``[term_ptr[t], term_ptr[t + 1])``), ``post_doc`` (uint32 paper rows, each term's rows
+        ascending and stored as differences from the previous one) and ``post_tf`` (uint16
+        occurrences); the header holds ``vocab``, ``n``, ``avgdl`` and ``parameters()``.
+    """
+    from explorer.mapview import pack
+
+    tokens = tokenize([t or "" for t in texts])
+    vocab: dict[str, int] = {}
+    term_ids, doc_ids = [], []
+    doc_len = np.zeros(len(tokens), dtype=np.uint32)
+    for row, toks in enumerate(tokens):
+        doc_len[row] = len(toks)
+        ids = [vocab.setdefault(t, len(vocab)) for t in toks]
+        term_ids.append(np.asarray(ids, dtype=np.int64))
+        doc_ids.append(np.full(len(ids), row, dtype=np.int64))
+    terms = np.concatenate(term_ids) if term_ids else np.zeros(0, dtype=np.int64)
+    docs = np.concatenate(doc_ids) if doc_ids else np.zeros(0, dtype=np.int64)
+    pairs, tf = np.unique(terms * max(len(tokens), 1) + docs, return_counts=True)  # sorted by term, then row
+    term = pairs // max(len(tokens), 1)
+    row = pairs % max(len(tokens), 1)
+    ptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(term, minlength=len(vocab)), out=ptr[1:])
+    delta = row.copy()
+    starts = np.zeros(len(row), dtype=bool)
+    starts[ptr[:-1][ptr[:-1] < len(row)]] = True
+    delta[1:] = np.where(starts[1:], row[1:], row[1:] - row[:-1])
+    words = [None] * len(vocab)
+    for word, i in vocab.items():
+        words[i] = word
+    return pack(
+        "bm25",
+        {
+            "doc_len": doc_len,
+            "term_ptr": ptr.astype(np.uint32),
+            "post_doc": delta.astype(np.uint32),
+            "post_tf": np.minimum(tf, 65535).astype(np.uint16),
+        },
+        n=len(tokens),
+        avgdl=float(doc_len.mean()) if len(doc_len) else 0.0,
+        vocab=words,
+        **parameters(),
+    )
+
+
+def scores(blob_data: bytes, query: str) -> np.ndarray:
+    """float32 ``(papers,)`` BM25 scores of ``query`` from an exported index, computed as the
+    export's JavaScript computes them (the reference the tests hold both bm25s and the page to)."""
+    from explorer.mapview import unpack
+
+    header, arrays = unpack(blob_data)
+    vocab = {w: i for i, w in enumerate(header["vocab"])}
+    n, avgdl, k1, b = header["n"], header["avgdl"], header["k1"], header["b"]
+    out = np.zeros(n, dtype=np.float32)
+    ptr, post_doc, post_tf, doc_len = arrays["term_ptr"], arrays["post_doc"], arrays["post_tf"], arrays["doc_len"]
+    for token in tokenize([query])[0]:
+        t = vocab.get(token)
+        if t is None:
+            continue
+        lo, hi = int(ptr[t]), int(ptr[t + 1])
+        rows = np.cumsum(post_doc[lo:hi].astype(np.int64))
+        df = hi - lo
+        idf = np.float32(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+        tf = post_tf[lo:hi].astype(np.float64)
+        c = k1 * ((1 - b) + b * doc_len[rows].astype(np.float64) / avgdl)
+        out[rows] += (np.float64(idf) * (tf / (c + tf))).astype(np.float32)
+    return out
