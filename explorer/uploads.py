@@ -378,6 +378,16 @@ def manifest_inputs(root: Path, name: str, project: Path) -> tuple[list[tuple[Pa
     return found, None
 
 
+def corpus_files(root: Path, name: str, project: Path) -> list[Path]:
+    """The input files of corpus ``name`` as its next build reads them: its inputs folder's, or
+    those of its command-line build when they are still here (else none)."""
+    record = read_record(root, name)
+    if record is not None:
+        folder = inputs_dir(root, name)
+        return [folder / f.name for f in record.files]
+    return [path for path, _ in manifest_inputs(root, name, project)[0]]
+
+
 def manifest_settings(root: Path, name: str) -> tuple[dict[str, str], dict]:
     """The explicit columns and reading settings a command-line build of ``name`` used."""
     manifest = artifacts.read_manifest(artifacts.corpus_path(root, name))
