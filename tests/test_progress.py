@@ -77,4 +77,3 @@ def test_event_log_is_written_when_quiet_and_throttled(tmp_path):
     counts = [e for e in _events(tmp_path / "e.jsonl") if e["event"] == "count"]
     assert out.getvalue() == ""
     assert 1 <= len(counts) <= 10 and counts[-1]["done"] == 1000  # at most one every 0.5 s, and the end
-
