@@ -149,6 +149,8 @@ def _finished_job(ws: Workspace, job: jobs.Job) -> None:
         if job.status == "done":
             counts = _counts(ws.root, job.corpus)
             st.success(f"**{name}** is ready ({when}){counts}.", icon=":material/check_circle:")
+            if job.message:  # it published, then stopped (a cancel that came too late)
+                st.caption(text.plain(job.message))
             if st.button(
                 f"Open the map of {name}", type="primary", icon=":material/scatter_plot:", key=f"add_open_{job.id}"
             ):
@@ -251,7 +253,11 @@ def choose_files() -> list[jobs.Upload]:
         "A spreadsheet saved as CSV or TSV, JSON, JSON Lines, Parquet, or plain text with one abstract per "
         f"paragraph; gzipped (.gz) is fine. One paper per row, with its abstract; up to {limit:,} MB per file."
     )
-    return [jobs.Upload(f.name, f.getvalue(), _preview(f.name, f.file_id, f.getvalue())) for f in files or []]
+    out = []
+    for f in files or []:
+        raw = f.getvalue()
+        out.append(jobs.Upload(f.name, raw, _preview(f.name, f.file_id, raw)))
+    return out
 
 
 # ------------------------------------------------------------------------------------------

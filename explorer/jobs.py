@@ -437,11 +437,15 @@ def _run(root: Path, job: Job, *, poll: float) -> Job:
     except (SubmitError, uploads.UploadError, artifacts.ArtifactError) as exc:
         return _finish(root, job, "failed", message=str(exc))
     job = _save(root, replace(job, status="running", started_at=time.time()))
+    before = _current_build(root, job.corpus)
     with (folder / "stdout.log").open("wb") as out, (folder / "stderr.log").open("wb") as err:
-        proc = subprocess.Popen(
-            list(job.argv), cwd=cwd, env=_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True,  # its own process group: a cancel reaches its helpers too
-        )  # fmt: skip
+        try:
+            proc = subprocess.Popen(
+                list(job.argv), cwd=cwd, env=_env(), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                start_new_session=True,  # its own process group: a cancel reaches its helpers too
+            )  # fmt: skip
+        except (OSError, ValueError) as exc:
+            return _finish(root, job, "failed", message=f"The build could not be started: {exc}")
         job = _save(root, replace(job, pid=proc.pid))
         signalled = None
         while True:
@@ -461,9 +465,20 @@ def _run(root: Path, job: Job, *, poll: float) -> Job:
     summary = tuple(line for line in stdout.splitlines() if line.strip())
     if code == 0:
         return _finish(root, replace(job, exit_code=code, summary=summary), "done")
+    if _current_build(root, job.corpus) not in (before, None):  # it published before it was stopped
+        late = "It had finished before it could be stopped." if signalled is not None else _error(stderr, code)
+        return _finish(root, replace(job, exit_code=code, summary=summary), "done", message=late)
     if signalled is not None:
         return _finish(root, replace(job, exit_code=code, summary=summary), "cancelled", message=_last_words(stderr))
     return _finish(root, replace(job, exit_code=code, summary=summary), "failed", message=_error(stderr, code))
+
+
+def _current_build(root: Path, corpus: str) -> str | None:
+    """The id of the corpus's published build, or None."""
+    try:
+        return artifacts.corpus_path(root, corpus).name
+    except artifacts.ArtifactError:
+        return None
 
 
 def _last_words(stderr: str) -> str:
@@ -491,8 +506,7 @@ def _finish(root: Path, job: Job, status: str, *, message: str = "") -> Job:
     """Record the outcome; keep the added files if the build succeeded, else remove them."""
     build_id = None
     if status == "done":
-        with contextlib.suppress(artifacts.ArtifactError):
-            build_id = artifacts.corpus_path(root, job.corpus).name
+        build_id = _current_build(root, job.corpus)
         record = uploads.read_record(root, job.corpus) or uploads.Record(job.corpus)
         files = tuple(
             uploads.InputFile(n, job.originals.get(n, n), job.sizes.get(n, 0), job.hashes.get(n, "")) for n in job.files
@@ -552,11 +566,12 @@ def _recover(root: Path) -> None:
             continue
         if job.pid is not None:
             with contextlib.suppress(psutil.Error):
-                proc = psutil.Process(job.pid)
-                if proc.create_time() >= (job.started_at or 0) - 1 and "pipeline" in " ".join(proc.cmdline()):
+                proc = psutil.Process(job.pid)  # still our build (not a reused pid)? then stop it
+                if proc.create_time() >= (job.started_at or 0) - 1 and job.id in " ".join(proc.cmdline()):
                     _signal_group(job.pid, signal.SIGTERM)
-                    proc.wait(timeout=KILL_AFTER)
-            _stop_group(job.pid)
+                    with contextlib.suppress(psutil.TimeoutExpired):
+                        proc.wait(timeout=KILL_AFTER)
+                    _stop_group(job.pid)
         _finish(root, job, "failed", message="The build was interrupted: the worker running it stopped.")
 
 

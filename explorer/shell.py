@@ -317,22 +317,21 @@ class Workspace:
 
 def workspace() -> Workspace:
     """The artifacts folder and access the router resolved for this rerun (server-side state)."""
-    ws = st.session_state.get("_ws")
-    if ws is None:
-        leave_old_pages_mode()
-        st.error("Open the app through app.py (streamlit run app.py).")
-        st.stop()
-    return ws
+    return _prepared("_ws")
 
 
 def context() -> Context:
     """The context the router prepared for this rerun."""
-    ctx = st.session_state.get("_ctx")
-    if ctx is None:
+    return _prepared("_ctx")
+
+
+def _prepared(key: str):
+    value = st.session_state.get(key)
+    if value is None:
         leave_old_pages_mode()
         st.error("Open the app through app.py (streamlit run app.py).")
         st.stop()
-    return ctx
+    return value
 
 
 def leave_old_pages_mode() -> None:

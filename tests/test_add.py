@@ -12,6 +12,7 @@ import gzip
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,7 +24,7 @@ from explorer.access import VIEWER, Access, ReadOnlyError
 from pipeline import artifacts
 from pipeline.ingest import ingest
 from tests.conftest import FIXTURES, SMALL_CORPUS
-from tests.test_pages import run, texts
+from tests.test_pages import run, texts, unescape
 from tests.test_share import files_under
 
 EDITOR = Access()
@@ -426,3 +427,32 @@ def test_an_empty_artifacts_folder_offers_the_page_to_editors_only(tmp_path, mon
     page = run(tmp_path, monkeypatch, "pages/add.py")
     assert page.get("file_uploader") and page.title[0].value == "Add a corpus"
     assert access.options(["app.py", "--build-config", "x.toml"], tmp_path).build_config == Path("x.toml").resolve()
+
+
+def test_the_page_shows_the_running_build_and_the_line(own_root, monkeypatch):
+    running = _finished(
+        own_root, id="20260101T000000-000000-cccc", corpus="small", kind="add", status="running", added=("a.csv",),
+        started_at=time.time() - 30,
+    )  # fmt: skip
+    _finished(own_root, id="20260101T000001-000000-dddd", corpus="other", kind="new", status="queued", added=("b.csv",))
+    now = time.time()
+    events = [
+        {"event": "stage", "t": now - 20, "step": 1, "title": "Reading 1 input file(s)"},
+        {"event": "stage", "t": now - 10, "step": 2, "title": "Embedding 400 papers (onnx-int8)"},
+        {"event": "count", "t": now, "label": "embedded", "unit": "papers", "done": 100, "total": 400, "rate": 50.0,
+         "eta": 60.0, "elapsed": 2.0},
+    ]  # fmt: skip
+    (jobs.job_dir(own_root, running.id) / "events.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    monkeypatch.setattr(jobs, "runner_pid", lambda root: 1)  # as if the worker were running them
+    at = run(own_root, monkeypatch, "pages/add.py")
+    shown = texts(at.markdown) + texts(at.caption)
+    assert re.search(r"\*\*Building small\*\* · 1 file added · started [3-9]\d\.\ds ago", shown)
+    assert "**other** · new corpus from 1 file · waiting for the build before it (number 2 in line)" in shown
+    bar = at.get("progress")[0].proto
+    assert bar.text == "Step 2 of 5 · Reading the abstracts with the language model" and bar.value == 25  # 1.25 / 5
+    counts = (
+        r"embedded 100 of 400 papers · 50 per second · about (5\d\.\ds|1m00s) left in this step · this step started"
+    )
+    assert re.search(counts, unescape(shown)), unescape(shown)
+    assert [b.label for b in at.button if b.key and b.key.startswith("add_cancel_")] == ["Cancel", "Cancel"]
+    assert at.get("expander")[0].proto.label == "Add another corpus"  # the form folds away while builds run
