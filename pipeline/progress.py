@@ -113,6 +113,7 @@ class EventLog:
     def __init__(self, path: str | Path, *, interval: float = 0.5):
         self.path = Path(path)
         self.interval = interval
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = self.path.open("a", encoding="utf-8")
         self.write("start", pid=os.getpid())
 
