@@ -402,6 +402,11 @@ def _existing_preview(path: str, size: int, mtime: float) -> uploads.Preview:
     return uploads.preview(Path(path).name, Path(path).read_bytes())
 
 
+@st.cache_data(ttl=30, show_spinner=False)
+def _corpus_files(root: str, name: str, build: str) -> list[Path]:
+    return uploads.corpus_files(Path(root), name, jobs.PROJECT)  # hashes a command-line corpus's files
+
+
 def target_corpus(ws: Workspace) -> tuple[dict[str, str], list[uploads.Preview]]:
     """The column mapping and the files of the corpus chosen in step 3, when papers are added to
     one (read ahead: step 2 is drawn first)."""
@@ -411,7 +416,7 @@ def target_corpus(ws: Workspace) -> tuple[dict[str, str], list[uploads.Preview]]
     try:
         record = uploads.read_record(ws.root, name)
         columns = dict(record.columns) if record else uploads.manifest_settings(ws.root, name)[0]
-        paths = uploads.corpus_files(ws.root, name, jobs.PROJECT)
+        paths = _corpus_files(str(ws.root), name, artifacts.corpus_path(ws.root, name).name)
     except (artifacts.ArtifactError, uploads.UploadError):
         return {}, []
     previews = [_existing_preview(str(p), p.stat().st_size, p.stat().st_mtime) for p in paths]
