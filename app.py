@@ -8,6 +8,7 @@ A router only: page config, the page list, the corpus picker and the shared filt
     streamlit run app.py                          # corpora in ./artifacts
     streamlit run app.py -- --artifacts DIR       # corpora elsewhere
     streamlit run app.py -- --read-only           # shared: nobody writes (ATLAS_EDITOR_TOKEN: editors may)
+    streamlit run app.py -- --build-config F.toml # settings for corpora added from the browser
 """
 
 from __future__ import annotations
@@ -28,11 +29,13 @@ who = access.session(options)  # takes an editor token out of the URL before any
 navigation = st.navigation(shell.pages(), position="hidden")  # drawn by shell.sidebar, with the filters in the links
 shell.follow_page_param()
 state.sync_url(navigation.url_path)
-ctx = shell.sidebar(options.root, who, page=navigation.url_path or "map")
+ctx = shell.sidebar(options.root, who, page=navigation.url_path or "map", build_config=options.build_config)
 if who.refused:
     st.warning("That editor token is not valid: this session is read-only.", icon=":material/lock:")
-present.bar(ctx, shell.PAGE_PATH)  # present mode when the URL names a tour
+if ctx is not None:  # None on a page about the artifacts folder (shell.FOLDER_PAGES)
+    present.bar(ctx, shell.PAGE_PATH)  # present mode when the URL names a tour
 try:
     navigation.run()
 finally:  # after the page has drawn (or switched): build the search index while the reader looks
-    shell.warm(ctx)
+    if ctx is not None:
+        shell.warm(ctx)

@@ -39,11 +39,14 @@ class Options:
         root: the artifacts folder.
         read_only: serve read-only (``--read-only``, ``--editor-token`` or the environment).
         editor_token: the token that lets a session edit a read-only server, or None.
+        build_config: TOML settings for corpora built from the browser (``--build-config``), as
+            ``python -m pipeline build --config`` reads them; None for the defaults.
     """
 
     root: Path
     read_only: bool = False
     editor_token: str | None = None
+    build_config: Path | None = None
 
 
 def _truthy(value: str | None) -> bool:
@@ -51,7 +54,8 @@ def _truthy(value: str | None) -> bool:
 
 
 def options(argv: list[str], app_dir: Path, environ: Mapping[str, str] | None = None) -> Options:
-    """Parse ``[app.py, --artifacts DIR, --read-only, --editor-token TOKEN]`` (a literal ``--`` is skipped).
+    """Parse ``[app.py, --artifacts DIR, --read-only, --editor-token TOKEN, --build-config FILE]``
+    (a literal ``--`` is skipped).
 
     The environment (``ATLAS_READ_ONLY``, ``ATLAS_EDITOR_TOKEN``) fills what the command line leaves out.
     """
@@ -61,10 +65,12 @@ def options(argv: list[str], app_dir: Path, environ: Mapping[str, str] | None = 
     parser.add_argument("--artifacts", type=Path, default=app_dir / "artifacts")
     parser.add_argument("--read-only", action="store_true")
     parser.add_argument("--editor-token", default=None)
+    parser.add_argument("--build-config", type=Path, default=None)
     known, _ = parser.parse_known_args(args)
     token = (known.editor_token or environ.get(TOKEN_ENV) or "").strip() or None
     read_only = known.read_only or _truthy(environ.get(READ_ONLY_ENV)) or token is not None
-    return Options(root=known.artifacts.expanduser(), read_only=read_only, editor_token=token)
+    config = known.build_config.expanduser().resolve() if known.build_config else None
+    return Options(root=known.artifacts.expanduser(), read_only=read_only, editor_token=token, build_config=config)
 
 
 @dataclass(frozen=True)

@@ -41,10 +41,12 @@ PAGES = (
     PageInfo("list", "pages/list.py", "Reading list", ":material/bookmarks:"),
     PageInfo("tour", "pages/tour.py", "Tours", ":material/slideshow:"),
     PageInfo("curate", "pages/curate.py", "Curate topics", ":material/edit_note:"),
+    PageInfo("add", "pages/add.py", "Add a corpus", ":material/upload_file:"),
 )
 PAGE = {p.name: p for p in PAGES}
 PAGE_PATH = {p.name: p.path for p in PAGES}
-EDITOR_PAGES = ("curate",)  # not linked for viewers of a read-only server
+EDITOR_PAGES = ("curate", "add")  # not linked for viewers of a read-only server
+FOLDER_PAGES = ("add",)  # about the artifacts folder, not one corpus: no picker, no filters (``workspace()``)
 
 
 @dataclass(frozen=True)
@@ -123,15 +125,21 @@ def _default_corpus(entries) -> str | None:
     return ok[0] if ok else None
 
 
-def sidebar(root: Path, access: Access, page: str = "map") -> Context:
+def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path | None = None) -> Context | None:
     """Corpus picker, page links, filters and the Share section; stops the run with a friendly
-    message when needed."""
+    message when needed. A page of ``FOLDER_PAGES`` gets the page links only, and None."""
     view = state.read()
+    st.session_state["_ws"] = Workspace(Path(root), access, build_config)
+    if page in FOLDER_PAGES:
+        with st.sidebar:
+            st.markdown(f"### {APP_TITLE}")
+        _page_links(view, access)
+        return None
     entries = data.list_corpora(root)
     names = [e.name for e in entries]
     by_name = {e.name: e for e in entries}
     if not entries:
-        _no_corpora(root)
+        _no_corpora(root, access)
     with st.sidebar:
         st.markdown(f"### {APP_TITLE}")
         default = _default_corpus(entries) or names[0]
@@ -265,7 +273,7 @@ def _build_caption(corpus: Corpus) -> None:
     )
 
 
-def _no_corpora(root: Path) -> None:
+def _no_corpora(root: Path, access: Access) -> None:
     st.title(APP_TITLE)
     st.info(
         f"There is no corpus in **{text.plain(str(root))}** yet.\n\n"
@@ -275,6 +283,8 @@ def _no_corpora(root: Path) -> None:
         "then reload this page. To use another artifacts folder: `streamlit run app.py -- --artifacts DIR`.",
         icon=":material/info:",
     )
+    if access.can_write:
+        st.page_link(PAGE["add"].path, label="Or add a corpus from your browser", icon=PAGE["add"].icon)
     st.stop()
 
 
@@ -300,14 +310,32 @@ def _bad_corpus(root: Path, name: str, entries) -> None:
 # ------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Workspace:
+    """What a page about the artifacts folder needs (``FOLDER_PAGES``): the folder and the session's access."""
+
+    root: Path
+    access: Access
+    build_config: Path | None = None  # settings for builds started from the browser
+
+
+def workspace() -> Workspace:
+    """The artifacts folder and access the router resolved for this rerun (server-side state)."""
+    return _prepared("_ws")
+
+
 def context() -> Context:
     """The context the router prepared for this rerun."""
-    ctx = st.session_state.get("_ctx")
-    if ctx is None:
+    return _prepared("_ctx")
+
+
+def _prepared(key: str):
+    value = st.session_state.get(key)
+    if value is None:
         leave_old_pages_mode()
         st.error("Open the app through app.py (streamlit run app.py).")
         st.stop()
-    return ctx
+    return value
 
 
 def leave_old_pages_mode() -> None:

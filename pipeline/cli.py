@@ -73,6 +73,9 @@ def make_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--force", action="store_true", help="rebuild even when the artifacts are up to date")
     b.add_argument("--quiet", action="store_true", help="print only the summary")
+    b.add_argument(
+        "--progress-json", type=Path, metavar="FILE", help="also append machine-readable progress (JSON Lines) to FILE"
+    )
     cols = b.add_argument_group("input columns (recognised automatically when not given)")
     for role in ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords"):
         cols.add_argument(f"--{role}-column", metavar="NAME", dest=f"col_{role}")
@@ -254,7 +257,7 @@ def cmd_build(args) -> int:
         raise PipelineError(f"no input files given and the bundled corpus is missing from {DEFAULT_INPUTS}.")
     name = artifacts.check_name(args.name or (DEFAULT_CORPUS if not args.inputs else _name_from(inputs[0])))
     config = _build_config(args)
-    reporter = Reporter(quiet=args.quiet)
+    reporter = Reporter(quiet=args.quiet, events=args.progress_json)
     before = artifacts.current_build(args.artifacts, name)
     try:
         summary = build(inputs, name, args.artifacts, config, refit=args.refit, force=args.force, reporter=reporter)
