@@ -324,10 +324,16 @@ def submit(
     return job
 
 
+#: How a build is run: ``python -P -m pipeline build ...``, the command line's own code path. The
+#: command is stored with the job when it is submitted. Only code sets this (the tests put their
+#: driver here, which builds with the test encoder); no setting or upload reaches it.
+BUILD_PROGRAM: tuple[str, ...] = ("-P", "-m", "pipeline")
+
+
 def build_command(root: Path, job: Job, config: Path | None = None) -> list[str]:
     """The command line of ``job``'s build, run in the corpus's inputs folder."""
     events = job_dir(root, job.id).resolve() / "events.jsonl"
-    argv = [sys.executable, "-P", "-m", "pipeline", "build", *job.files, "--name", job.corpus]
+    argv = [sys.executable, *BUILD_PROGRAM, "build", *job.files, "--name", job.corpus]
     argv += ["--artifacts", str(Path(root).resolve()), "--progress-json", str(events)]
     for role, column in sorted(job.columns.items()):
         argv += [f"--{role}-column", column]

@@ -30,13 +30,15 @@ from tests.test_share import files_under
 EDITOR = Access()
 
 
-def fast_build_config(folder: Path) -> Path:
-    """The settings file given to builds started from the browser in tests: the deterministic
-    hashing embedder instead of the real model. The only place these tests choose the test
-    encoder (``tests.conftest.fast_config`` is the same choice for in-process builds)."""
-    path = Path(folder) / "fast-build.toml"
-    path.write_text('[embed]\nbackend = "hashing"\n', encoding="utf-8")
-    return path
+DRIVER = Path(__file__).resolve().parent / "build_driver.py"
+
+
+@pytest.fixture(autouse=True)
+def fast_builds(monkeypatch) -> None:
+    """Builds started from the browser run the CLI through the tests' driver, which injects the
+    deterministic hashing embedder (no setting can select it). The only place these tests choose
+    the test encoder; browser tests get the same from tests/serve_app.py."""
+    monkeypatch.setattr(jobs, "BUILD_PROGRAM", (str(DRIVER), "--"))
 
 
 def small_rows() -> list[dict]:
@@ -288,15 +290,14 @@ def test_names_duplicates_and_one_build_per_corpus(own_root):
 
 def test_builds_run_one_at_a_time_with_the_command_lines_messages_and_add_incrementally(tmp_path):
     root = tmp_path / "art"
-    config = fast_build_config(tmp_path)
     first, more = new_rows(60)[:45], new_rows(60)[45:]
     a = jobs.submit(
         EDITOR, root, "cards", [upload("Group A.csv", unusual_csv(first, short=(3,)))], new=True, columns=UNUSUAL,
-        config=config, start=False,
+        start=False,
     )  # fmt: skip
     tiny = b"Body,Name\nnot enough words,one\nstill too short,two\nthree words here,three\n"
     b = jobs.submit(EDITOR, root, "tiny", [upload("tiny.csv", tiny)], new=True, columns={"abstract": "Body"},
-                    config=config, start=False)  # fmt: skip
+                    start=False)  # fmt: skip
     assert [(j.id, j.status) for j in jobs.queue(root)] == [(a.id, "queued"), (b.id, "queued")]  # in line, in order
 
     assert jobs.run_queue(root) == 2
@@ -322,7 +323,7 @@ def test_builds_run_one_at_a_time_with_the_command_lines_messages_and_add_increm
 
     # more papers for the same corpus: placed into its topics, every input read again
     before = data.load_corpus(root, "cards")
-    c = jobs.submit(EDITOR, root, "cards", [upload("week 2.csv", unusual_csv(more))], new=False, config=config,
+    c = jobs.submit(EDITOR, root, "cards", [upload("week 2.csv", unusual_csv(more))], new=False,
                     start=False)  # fmt: skip
     assert c.files == ("Group-A.csv", "week-2.csv") and c.columns == UNUSUAL
     assert jobs.run_queue(root) == 1

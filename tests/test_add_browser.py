@@ -20,7 +20,7 @@ import pytest
 
 from explorer import data, jobs, uploads
 from pipeline import artifacts
-from tests.test_add import fast_build_config, new_rows, unusual_csv
+from tests.test_add import new_rows, unusual_csv
 from tests.test_browser import MAP_POINTS, Tab, serve
 from tests.test_share import TOKEN, files_under
 
@@ -36,9 +36,9 @@ def root(small_artifacts, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(root, output_dir, tmp_path_factory) -> Iterator[str]:
-    config = fast_build_config(tmp_path_factory.mktemp("settings"))
-    with serve(root, output_dir / "add-server.log", args=("--build-config", str(config))) as base:
+def server(root, output_dir) -> Iterator[str]:
+    # builds started from the page use the test encoder through tests/serve_app.py
+    with serve(root, output_dir / "add-server.log") as base:
         yield base
 
 
