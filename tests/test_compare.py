@@ -235,14 +235,19 @@ def test_distinctive_terms_count_both_corpora_on_a_shared_vocabulary():
 # ------------------------------------------------------------------------------------------
 
 
-def test_default_periods_hold_similar_numbers_of_papers():
-    years = np.repeat(np.arange(2000, 2020), np.arange(1, 21) * 10)  # a growing field
+def test_default_periods_give_a_growing_field_shorter_recent_periods():
+    years = np.repeat(np.arange(2000, 2020), (np.arange(1, 21) ** 2) * 5)  # a fast-growing field
     periods = cmp.default_periods(years, 4)
-    assert periods[0][0] == 2000 and periods[-1][1] == 2019
+    assert periods[0][0] == 2000 and periods[-1][1] == 2019 and len(periods) == 4
     assert all(b[0] == a[1] + 1 for a, b in zip(periods, periods[1:], strict=False))
+    lengths = [hi - lo + 1 for lo, hi in periods]
     counts = [((years >= lo) & (years <= hi)).sum() for lo, hi in periods]
-    assert max(counts) < 2.2 * min(counts)
+    assert lengths[0] > lengths[-1] and counts[0] < counts[-1]  # between equal lengths and equal counts
     assert cmp.default_periods(np.array([2026.0] * 38)) == [(2026, 2026)]
+    assert all(c >= 50 for c in counts)
+    sparse = np.repeat([2018, 2019, 2020, 2021], [40, 40, 40, 400])
+    few = cmp.default_periods(sparse, 4)
+    assert all(((sparse >= lo) & (sparse <= hi)).sum() >= 50 for lo, hi in few)
 
 
 def test_balance_keeps_both_margins():
