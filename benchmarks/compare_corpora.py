@@ -4,7 +4,7 @@ Not part of the test run. Three steps:
 
     .venv/bin/python benchmarks/compare_corpora.py split              # year splits of the shared corpora
     .venv/bin/python benchmarks/compare_corpora.py build --artifacts X # build them (cached embeddings)
-    .venv/bin/python benchmarks/compare_corpora.py evaluate --artifacts X   # figures for EVALUATION.md
+    .venv/bin/python benchmarks/compare_corpora.py evaluate --artifacts X --write  # EVALUATION.md, BENCHMARKS.md
 
 ``split`` writes NeurIPS 1987-2022 / 2023 and ICLR 2018-2021 / 2022 as JSON Lines under
 ``benchmarks/output/compare/``. ``build`` builds those and the whole NeurIPS 1987-2023 corpus into
@@ -29,6 +29,7 @@ import argparse
 import gzip
 import json
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -89,7 +90,7 @@ def held_out_topics(side, *, n_topics: int, control: int, hold: int, seed: int, 
     out of the reference, score both against the rest, and measure how well the topic ranks first."""
     from sklearn.metrics import roc_auc_score
 
-    from pipeline.compare import neighbours, novelty_null, novelty_scores
+    from pipeline.novelty import neighbours, novelty_null, novelty_scores
 
     rng = np.random.default_rng(seed)
     sizes = side.topic_table.set_index("topic")["size"]
@@ -123,7 +124,9 @@ def held_out_topics(side, *, n_topics: int, control: int, hold: int, seed: int, 
 
 def placement(side, *, fraction: float, seed: int, k: int = 10) -> dict:
     """Place a random ``fraction`` of a corpus into the topics of the rest; compare with its own topics."""
-    from pipeline.compare import CompareParams, neighbours, share_changes
+    from pipeline.compare import CompareParams
+    from pipeline.intervals import share_changes
+    from pipeline.novelty import neighbours
     from pipeline.place import topic_distribution
 
     rng = np.random.default_rng(seed)
@@ -184,6 +187,21 @@ def evaluate(artifacts: Path, write: bool) -> dict:
             "statuses_ref": result.matches[result.matches["side"] == "a"]["status_text"].value_counts().to_dict(),
         }
         print(f"{new} vs {ref}: {results['comparisons'][f'{new} vs {ref}']}", flush=True)
+    from pipeline.lineage import default_periods, lineage
+
+    side = load_side(artifacts, "neurips-1987-2023")
+    periods = default_periods(side.years)
+    started = time.perf_counter()
+    lin = lineage(side.years, side.topics, side.embeddings, periods)
+    results["lineage"] = {
+        "corpus": "neurips-1987-2023",
+        "papers": int(side.n),
+        "periods": periods,
+        "seconds": round(time.perf_counter() - started, 2),
+        "grew": [side.labels[int(t)] for t in lin.changes[lin.changes["verdict"] == "grew"]["topic"]],
+        "shrank": [side.labels[int(t)] for t in lin.changes[lin.changes["verdict"].isin(["shrank", "gone"])]["topic"]],
+    }
+    print(f"lineage: {results['lineage']}", flush=True)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "evaluation.json").write_text(json.dumps(results, indent=2) + "\n")
     if write:
@@ -228,16 +246,36 @@ def _write_markdown(results: dict) -> None:
             f"{fmt(c['statuses_ref'])} |"
         )
     block = "\n".join(lines)
-    path = ROOT / "EVALUATION.md"
+    _replace(ROOT / "EVALUATION.md", "compare-eval", block)
+    bench = [
+        f"Measured {results['measured']} on {platform.machine()}, {os.cpu_count()} cores, with "
+        "`python benchmarks/compare_corpora.py evaluate` (the computation the app runs once per pair of builds and "
+        "caches; the machine was shared with other work: re-measure on a quiet one).",
+        "",
+        "| comparison | papers (new / reference) | seconds |",
+        "|---|---|---|",
+    ]
+    bench += [
+        f"| {name} | {c['new_papers']:,} / {c['reference_papers']:,} | {c['seconds']} |"
+        for name, c in results["comparisons"].items()
+    ]
+    lin = results["lineage"]
+    bench.append(
+        f"| lineage of {lin['corpus']}, {len(lin['periods'])} periods | {lin['papers']:,} | {lin['seconds']} |"
+    )
+    _replace(ROOT / "BENCHMARKS.md", "compare-bench", "\n".join(bench))
+
+
+def _replace(path: Path, marker: str, block: str) -> None:
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
     text = path.read_text(encoding="utf-8")
-    start, end = "<!-- compare-eval:start -->\n", "\n<!-- compare-eval:end -->"
     head, rest = text.split(start, 1)
-    path.write_text(head + start + block + end + rest.split(end, 1)[1], encoding="utf-8")
+    path.write_text(head + start + "\n" + block + "\n" + end + rest.split(end, 1)[1], encoding="utf-8")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", choices=["split", "build", "evaluate"])
+    parser.add_argument("step", choices=["split", "build", "evaluate", "render"])
     parser.add_argument("--artifacts", type=Path, default=OUT / "artifacts")
     parser.add_argument("--write", action="store_true", help="write the figures into EVALUATION.md")
     args = parser.parse_args()
@@ -245,6 +283,8 @@ def main() -> None:
         split()
     elif args.step == "build":
         build_all(args.artifacts)
+    elif args.step == "render":  # the last evaluation's figures into the docs again
+        _write_markdown(json.loads((OUT / "evaluation.json").read_text()))
     else:
         evaluate(args.artifacts, args.write)
 

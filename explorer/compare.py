@@ -11,6 +11,7 @@ The figure builders are pure functions of the comparison's tables.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from urllib.parse import urlencode
 
 import numpy as np
@@ -22,7 +23,8 @@ from explorer import figures
 from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
 from pipeline import compare as cmp
-from pipeline.compare import CompareError, CompareParams, Comparison, Lineage, Side
+from pipeline.compare import CompareError, CompareParams, Comparison, Side
+from pipeline.lineage import Lineage, lineage
 
 #: New papers x reference papers compared in the app at most (about 10 s on 2 cores); beyond it the
 #: comparison is precomputed with ``python -m pipeline compare``.
@@ -30,7 +32,7 @@ MAX_PAIRS = 120_000_000
 GREW, SHRANK, SAME = "#0072B2", "#D55E00", "#8C8C8C"
 FAR = "#CC79A7"
 #: Colours of a new topic's match status (right-hand nodes of the matching chart).
-STATUS_COLOURS = {"matched": "#009E73", "merged": "#56B4E9", "split": "#E69F00", "gone": FAR, "unclear": SAME,
+STATUS_COLOURS = {"matched": "#009E73", "merged": "#56B4E9", "split": "#E69F00", "gone": FAR, "unseen": CONTEXT, "unclear": SAME,
                   "small": CONTEXT}  # fmt: skip
 
 
@@ -48,7 +50,7 @@ def side_of(corpus: Corpus) -> Side:
         years=papers["year"].astype("Float64").to_numpy(dtype=float, na_value=np.nan),
         embeddings=corpus.embeddings,
         xy=corpus.xy,
-        topic_table=cmp._topic_frame(corpus.topics),
+        topic_table=cmp.topic_frame(corpus.topics),
         topic_embeddings=np.asarray(corpus.topic_embeddings, dtype=np.float32),
         terms=corpus.terms[["term", "df"]],
         texts=lambda rows: texts.iloc[np.asarray(rows, dtype=np.int64)].fillna("").astype(str).tolist(),
@@ -76,8 +78,15 @@ def _computed(new_key, ref_key, _new: Corpus, _ref: Corpus) -> Comparison:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _stored(new_key, ref_key, _new: Corpus, _ref: Corpus) -> Comparison | None:
+def _stored(new_key, ref_key, version: str, _new: Corpus, _ref: Corpus) -> Comparison | None:
     return cmp.stored(_new.root, side_of(_new), side_of(_ref))
+
+
+def _stored_version(new: Corpus, ref: Corpus) -> str:
+    """Which stored comparison of the pair is current (its folder), "" when none: part of the cache
+    key, so that one stored by the CLI while the app runs is picked up on the next rerun."""
+    link = cmp.comparison_dir(new.root, new.name, ref.name)
+    return link.resolve().name if link.exists() else ""
 
 
 def get_comparison(new: Corpus, ref: Corpus) -> Comparison:
@@ -90,8 +99,8 @@ def get_comparison(new: Corpus, ref: Corpus) -> Comparison:
     if problem:
         raise CompareError(problem)
     if not new.edits_key and not ref.edits_key:  # stored comparisons know the builds' own topics only
-        stored = _stored(new.key, ref.key, new, ref)
-        if stored is not None and stored.summary.get("params") == cmp.asdict(CompareParams()):
+        stored = _stored(new.key, ref.key, _stored_version(new, ref), new, ref)
+        if stored is not None and stored.summary.get("params") == asdict(CompareParams()):
             return stored
     if new.n_papers * ref.n_papers > MAX_PAIRS:
         raise CompareError(
@@ -104,7 +113,7 @@ def get_comparison(new: Corpus, ref: Corpus) -> Comparison:
 @st.cache_resource(max_entries=8, show_spinner="Following the topics across periods…")
 def _lineage(key, periods: tuple[tuple[int, int], ...], _corpus: Corpus) -> Lineage:
     side = side_of(_corpus)
-    return cmp.lineage(side.years, side.topics, _corpus.embeddings, list(periods))
+    return lineage(side.years, side.topics, _corpus.embeddings, list(periods))
 
 
 def get_lineage(corpus: Corpus, periods: list[tuple[int, int]]) -> Lineage:

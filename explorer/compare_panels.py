@@ -13,6 +13,7 @@ from explorer.data import Corpus
 from explorer.panels import chart
 from pipeline.artifacts import ArtifactError
 from pipeline.compare import CompareError, Comparison
+from pipeline.distinctive import min_support
 
 VIEWS = {
     "overview": "At a glance",
@@ -64,6 +65,8 @@ def reference_picker(ctx: shell.Context) -> Corpus | None:
     names = [e.name for e in entries]
     by_name = {e.name: e for e in entries}
     url_ref = st.query_params.get("ref")
+    if url_ref == ctx.corpus.name:  # the corpus was switched to the reference itself: pick another
+        url_ref = None
     if url_ref is not None and url_ref not in by_name:
         st.warning(
             f"There is no corpus **{text.plain(url_ref)}** to compare with; pick one below.", icon=":material/link_off:"
@@ -104,12 +107,12 @@ def comparison(ctx: shell.Context, ref: Corpus) -> Comparison | None:
 
 
 def view_picker() -> str:
-    """The section shown (URL ``view``)."""
-    url = st.query_params.get("view")
+    """The section shown (URL ``show``)."""
+    url = st.query_params.get("show")
     url = url if url in VIEWS else None
     st.segmented_control(
         "Show", list(VIEWS), key="compare_view", format_func=VIEWS.get, label_visibility="collapsed",
-        **state.bind("compare_view", url, default="overview", to_url=lambda v: {"view": None if v in (None, "overview") else v}),
+        **state.bind("compare_view", url, default="overview", to_url=lambda v: {"show": None if v in (None, "overview") else v}),
     )  # fmt: skip
     return st.session_state.get("compare_view") or "overview"
 
@@ -282,10 +285,11 @@ def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> Non
 def terms_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
     terms = result.terms
     st.caption(
-        "Log-odds ratios with an informative Dirichlet prior (Monroe, Colaresi and Quinn 2008) on the share of papers "
+        "Log-odds ratios with an informative Dirichlet prior (Monroe, Colaresi and Quinn 2008) on the number of papers "
         "using each term, over both corpora's vocabularies: a term ranks high only when it is both common enough and "
-        "unevenly used. Shown when |z| > 1.96 and at least two papers use it; z is per term, not corrected for the "
-        f"thousands of terms looked at, so with few papers ({len(result.papers):,} here) read the weaker ones as hints."
+        f"unevenly used. Shown when |z| > 1.96, when at least {min_support(len(result.papers))} papers of its side "
+        "use it, and when the share of papers using it differs too (95% interval); z is per term, not corrected for "
+        f"the thousands of terms looked at, so with few papers ({len(result.papers):,} here) read the weaker ones as hints."
     )
     if terms.empty:
         st.info("No term is used clearly more or less often than in the reference.")

@@ -5,7 +5,7 @@ import streamlit as st
 from explorer import compare as cview
 from explorer import compare_panels as cp
 from explorer import figures, panels, shell, state, text
-from pipeline.compare import ancestry, default_periods
+from pipeline.lineage import ancestry, default_periods
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -31,7 +31,7 @@ if focus is not None:
 st.caption(
     "Each column is a period, each block a topic's share of that period's papers. A band from an earlier topic to a "
     "later one is the share of the later topic's papers whose 10 nearest papers of the period before lie in the "
-    "earlier topic (balanced so that every block's bands add up to its share). "
+    "earlier topic (balanced so that every block's bands add up to its share). Filters do not apply here. "
     + ("Showing the chosen topic and, period by period, every earlier topic that gives at least 10% of a shown "
        "topic's papers." if focus is not None else "Showing the ten largest topics.")
 )  # fmt: skip

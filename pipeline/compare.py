@@ -33,7 +33,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -41,14 +41,14 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, schema
-from pipeline.logodds import DEFAULT_PRIOR_MASS, log_odds
-from pipeline.place import map_position, nearest, vote_topics
+from pipeline.distinctive import distinctive_terms, shared_document_frequencies
+from pipeline.intervals import _z, detectable_change, share_changes
+from pipeline.logodds import DEFAULT_PRIOR_MASS
+from pipeline.novelty import NoveltyNull, _rows, neighbours, novelty_null, novelty_scores
+from pipeline.place import map_position, vote_topics
 
 #: Bump when what a comparison computes changes: stored comparisons of another version are recomputed.
 COMPARE_VERSION = 1
-
-#: Rows of queries scored against a corpus at once (a 1,024 x 20,000 float32 block is 80 MB).
-CHUNK = 1024
 
 
 class CompareError(ValueError):
@@ -167,7 +167,7 @@ def load_side(root: Path, name: str) -> Side:
         years=pd.to_numeric(papers["year"], errors="coerce").to_numpy(dtype=float),
         embeddings=artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True),
         xy=papers[["x", "y"]].to_numpy(dtype=np.float32),
-        topic_table=_topic_frame(topics),
+        topic_table=topic_frame(topics),
         topic_embeddings=np.asarray(artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS), dtype=np.float32),
         terms=artifacts.read_table(folder, schema.TERMS, columns=["term", "df"]),
         texts=texts,
@@ -175,212 +175,12 @@ def load_side(root: Path, name: str) -> Side:
     )
 
 
-def _topic_frame(topics: pd.DataFrame) -> pd.DataFrame:
+def topic_frame(topics: pd.DataFrame) -> pd.DataFrame:
     out = topics[["topic", "label", "size", "keywords"]].copy()
     out["topic"] = out["topic"].astype(np.int64)
     out["label"] = out["label"].astype(str)
     out["keywords"] = [list(k) if k is not None else [] for k in out["keywords"]]
     return out.reset_index(drop=True)
-
-
-# ------------------------------------------------------------------------------------------
-# Intervals
-# ------------------------------------------------------------------------------------------
-
-
-def _z(level: float, tests: int = 1) -> float:
-    """Two-sided normal quantile for ``level``, Bonferroni-corrected over ``tests``."""
-    from statistics import NormalDist
-
-    alpha = (1.0 - level) / max(tests, 1)
-    return float(NormalDist().inv_cdf(1.0 - alpha / 2.0))
-
-
-def wilson(count: np.ndarray, total: np.ndarray | int, z: float) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval of ``count / total`` (vectorised); (0, 1) where ``total`` is 0."""
-    k = np.asarray(count, dtype=float)
-    n = np.broadcast_to(np.asarray(total, dtype=float), k.shape)
-    safe = np.where(n > 0, n, 1.0)
-    p = k / safe
-    denom = 1.0 + z * z / safe
-    centre = (p + z * z / (2 * safe)) / denom
-    half = z / denom * np.sqrt(np.clip(p * (1 - p) / safe + z * z / (4 * safe * safe), 0, None))
-    lo, hi = np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
-    return np.where(n > 0, lo, 0.0), np.where(n > 0, hi, 1.0)
-
-
-def newcombe(
-    count_a: np.ndarray, total_a: int, count_b: np.ndarray, total_b: int, z: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Newcombe's hybrid score interval (1998, method 10) of ``count_a/total_a - count_b/total_b``."""
-    pa = np.asarray(count_a, dtype=float) / max(total_a, 1)
-    pb = np.asarray(count_b, dtype=float) / max(total_b, 1)
-    la, ua = wilson(count_a, total_a, z)
-    lb, ub = wilson(count_b, total_b, z)
-    d = pa - pb
-    return d - np.sqrt((pa - la) ** 2 + (ub - pb) ** 2), d + np.sqrt((ua - pa) ** 2 + (pb - lb) ** 2)
-
-
-def share_changes(
-    counts_before: np.ndarray,
-    total_before: int,
-    counts_after: np.ndarray,
-    total_after: int,
-    *,
-    level: float = 0.95,
-) -> pd.DataFrame:
-    """Each item's share before and after with intervals, and whether it clearly changed.
-
-    The intervals hold for all items at once (Bonferroni over ``len(counts)`` items at ``level``).
-
-    Returns:
-        Columns n_before, share_before, lo_before, hi_before, n_after, share_after, lo_after,
-        hi_after, change, change_lo, change_hi (shares as fractions), verdict: "grew", "shrank",
-        "gone" (shrank, and no paper after) or "no clear change"; row i is item i.
-    """
-    before = np.asarray(counts_before, dtype=np.int64)
-    after = np.asarray(counts_after, dtype=np.int64)
-    z = _z(level, len(before))
-    lo_b, hi_b = wilson(before, total_before, z)
-    lo_a, hi_a = wilson(after, total_after, z)
-    d_lo, d_hi = newcombe(after, total_after, before, total_before, z)
-    out = pd.DataFrame(
-        {
-            "n_before": before,
-            "share_before": before / max(total_before, 1),
-            "lo_before": lo_b,
-            "hi_before": hi_b,
-            "n_after": after,
-            "share_after": after / max(total_after, 1),
-            "lo_after": lo_a,
-            "hi_after": hi_a,
-        }
-    )
-    out["change"] = out["share_after"] - out["share_before"]
-    out["change_lo"], out["change_hi"] = d_lo, d_hi
-    verdict = np.where(d_lo > 0, "grew", np.where(d_hi < 0, "shrank", "no clear change"))
-    verdict = np.where((verdict == "shrank") & (after == 0), "gone", verdict)
-    out["verdict"] = verdict
-    return out
-
-
-def detectable_change(share: float, total_before: int, total_after: int, *, level: float, tests: int) -> float:
-    """The smallest rise of a topic of ``share`` that the intervals would call a change (fraction)."""
-    z = _z(level, tests)
-    before = round(share * total_before)
-    for step in range(1, total_after + 1):
-        after = round(share * total_after) + step
-        if after > total_after:
-            break
-        lo, _ = newcombe(np.array([after]), total_after, np.array([before]), total_before, z)
-        if lo[0] > 0:
-            return after / total_after - before / max(total_before, 1)
-    return float("nan")
-
-
-# ------------------------------------------------------------------------------------------
-# Neighbours and novelty
-# ------------------------------------------------------------------------------------------
-
-
-def neighbours(
-    queries: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndarray | None = None, chunk: int = CHUNK
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pipeline.place.nearest` in blocks of ``chunk`` queries (bounded memory).
-
-    Returns:
-        ``(indices, similarities)`` int64 and float32 ``(m, min(k, n))``, most similar first,
-        equal similarities by corpus row.
-    """
-    m = len(queries)
-    width = max(0, min(k, len(corpus) - (0 if exclude is None else 1)))
-    idx = np.zeros((m, width), dtype=np.int64)
-    sims = np.zeros((m, width), dtype=np.float32)
-    if m == 0 or width == 0:
-        return idx, sims
-    for start in range(0, m, chunk):
-        stop = min(start + chunk, m)
-        part_idx, part_sims = nearest(
-            np.asarray(queries[start:stop], dtype=np.float32),
-            corpus,
-            width,
-            exclude=None if exclude is None else exclude[start:stop],
-        )
-        order = np.lexsort((part_idx, -part_sims), axis=1)  # ties by row: the same on every machine
-        idx[start:stop] = np.take_along_axis(part_idx, order, axis=1)
-        sims[start:stop] = np.take_along_axis(part_sims, order, axis=1)
-    return idx, sims
-
-
-def novelty_scores(sims: np.ndarray, k: int) -> np.ndarray:
-    """One minus the mean cosine similarity to the ``k`` nearest papers; ``sims`` sorted descending."""
-    if sims.shape[1] == 0:
-        return np.ones(len(sims), dtype=float)
-    return 1.0 - sims[:, :k].astype(float).mean(axis=1)
-
-
-@dataclass(frozen=True)
-class NoveltyNull:
-    """How far a corpus's own papers lie from the rest of it: the calibration of novelty.
-
-    Attributes:
-        scores: float ``(m,)`` sorted, the leave-one-out novelty scores of a sample of its papers.
-        k: neighbours averaged.
-    """
-
-    scores: np.ndarray
-    k: int
-
-    def p_values(self, scores: np.ndarray) -> np.ndarray:
-        """Conformal p-values: (1 + #{own scores >= s}) / (1 + m); small means far from the corpus."""
-        m = len(self.scores)
-        at_least = m - np.searchsorted(self.scores, np.asarray(scores, dtype=float), side="left")
-        return (1.0 + at_least) / (1.0 + m)
-
-    def percentile(self, q: float) -> float:
-        return float(np.quantile(self.scores, q)) if len(self.scores) else float("nan")
-
-
-def novelty_null(
-    embeddings: np.ndarray,
-    k: int,
-    *,
-    sample: int,
-    seed: int,
-    rows: np.ndarray | None = None,
-    years: np.ndarray | None = None,
-) -> NoveltyNull:
-    """Leave-one-out novelty scores of up to ``sample`` papers of a corpus (``rows`` of it, default all).
-
-    Args:
-        years: float ``(len(rows),)`` the papers' years (NaN: unknown). When given, the sample is the
-            most recent papers (random among the oldest year taken): they are scored against the
-            rest of the corpus as a new paper is, and share its era (a corpus spanning decades
-            holds old, noisier abstracts that lie far from everything and would make every new
-            paper look ordinary).
-    """
-    rows = np.arange(len(embeddings)) if rows is None else np.asarray(rows, dtype=np.int64)
-    if len(rows) < 2:
-        return NoveltyNull(np.zeros(0), k)
-    rng = np.random.default_rng(seed)
-    size = min(sample, len(rows))
-    known = None if years is None else np.flatnonzero(~np.isnan(np.asarray(years, dtype=float)))
-    if known is not None and len(known) >= size:
-        y = np.asarray(years, dtype=float)[known]
-        order = np.lexsort((rng.random(len(known)), -y))  # newest first, random within a year
-        picked = np.sort(known[order[:size]])
-    else:
-        picked = np.sort(rng.choice(len(rows), size=size, replace=False))
-    corpus = _rows(embeddings, rows)
-    _, sims = neighbours(corpus[picked], corpus, k, exclude=picked)
-    return NoveltyNull(np.sort(novelty_scores(sims, k)), k)
-
-
-def _rows(embeddings: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``embeddings[rows]`` without copying when ``rows`` is every row."""
-    if len(rows) == len(embeddings) and (len(rows) == 0 or (rows[0] == 0 and rows[-1] == len(rows) - 1)):
-        return embeddings
-    return np.asarray(embeddings[rows], dtype=np.float32)
 
 
 # ------------------------------------------------------------------------------------------
@@ -417,6 +217,7 @@ STATUS_A = {
     "merged": "merged into",
     "split": "split into",
     "gone": "vanished",
+    "unseen": "not seen (too few papers to tell)",
     "unclear": "no clear successor",
     "small": "too small to tell",
 }
@@ -425,6 +226,7 @@ STATUS_B = {
     "merged": "split from",
     "split": "merger of",
     "gone": "new",
+    "unseen": "not seen (too few papers to tell)",
     "unclear": "no clear precursor",
     "small": "too small to tell",
 }
@@ -513,8 +315,8 @@ def match_topics(
     flows = _flow_table(a_ids, b_ids, from_a, from_b, share_a, share_b, sim)
     topics = pd.concat(
         [
-            _statuses("a", a, a_ids, size_a, share_a, share_b, b_ids, sim, params),
-            _statuses("b", b, b_ids, size_b, share_b, share_a, a_ids, sim.T, params),
+            _statuses("a", a, a_ids, size_a, share_a, share_b, b_ids, sim, params, n_other=len(b_rows)),
+            _statuses("b", b, b_ids, size_b, share_b, share_a, a_ids, sim.T, params, n_other=len(a_rows)),
         ],
         ignore_index=True,
     )
@@ -623,9 +425,15 @@ def _flow_table(a_ids, b_ids, from_a, from_b, share_a, share_b, sim) -> pd.DataF
     return table.sort_values(["topic_a", "topic_b"], kind="stable").reset_index(drop=True)
 
 
-def _statuses(side_name, side: Side, ids, sizes, share, other_share, other_ids, sim, params: CompareParams):
-    """Status of each topic of one side from its papers' shares over the other side's topics."""
+def _statuses(side_name, side: Side, ids, sizes, share, other_share, other_ids, sim, params: CompareParams, *, n_other):
+    """Status of each topic of one side from its papers' shares over the other side's topics.
+
+    A topic is only called vanished (or new) when the other side is large enough to show it: with
+    its share unchanged, the other side would hold no paper of it with a chance under
+    ``novel_alpha`` (``(1 - share) ** n_other``); else it is "unseen" (too few papers to tell).
+    """
     rows = []
+    total = max(float(sizes.sum()), 1.0)
     labels = side.labels
     k_other = len(other_ids)
     for i, topic in enumerate(ids.tolist()):  # one pass per topic
@@ -637,7 +445,8 @@ def _statuses(side_name, side: Side, ids, sizes, share, other_share, other_ids, 
         if sizes[i] < params.min_papers:
             status, partners = "small", []
         elif none > params.majority:
-            status, partners = "gone", []
+            unseen = (1 - sizes[i] / total) ** n_other >= params.novel_alpha
+            status, partners = ("unseen" if unseen else "gone"), []
         elif best >= 0 and dist[best] > params.majority:
             status = "matched" if other_share[best, i] > params.majority else "merged"
             partners = [best]
@@ -665,143 +474,6 @@ def _statuses(side_name, side: Side, ids, sizes, share, other_share, other_ids, 
         "side", "topic", "label", "size", "status", "status_text", "partners", "partner_shares", "none_share",
         "best_partner", "best_share", "best_sim",
     ])  # fmt: skip
-
-
-# ------------------------------------------------------------------------------------------
-# Distinctive terms
-# ------------------------------------------------------------------------------------------
-
-
-def count_terms(texts: Sequence[str], vocabulary: Sequence[str], ngram_range=(1, 2)) -> np.ndarray:
-    """Papers among ``texts`` using each term of ``vocabulary`` (the pipeline's tokenisation)."""
-    if not len(vocabulary) or not len(texts):
-        return np.zeros(len(vocabulary), dtype=np.int64)
-    from pipeline.vocab import make_vectorizer
-
-    vec = make_vectorizer(ngram_range=ngram_range, vocabulary=list(vocabulary))
-    counts = vec.transform(list(texts))
-    counts.data[:] = 1
-    return np.asarray(counts.sum(axis=0)).ravel().astype(np.int64)
-
-
-def count_terms_in(texts: Sequence[str], vocabulary: Sequence[str], ngram_range=(1, 2)) -> np.ndarray:
-    """:func:`count_terms`, tokenising only the texts that hold every word of some term (a cheap
-    substring test first: exact counts for a few terms over many texts)."""
-    if not len(vocabulary) or not len(texts):
-        return np.zeros(len(vocabulary), dtype=np.int64)
-    lowered = pd.Series(list(texts), dtype=object).str.lower()
-    words = sorted({w for term in vocabulary for w in str(term).split()})
-    has = {w: lowered.str.contains(w, regex=False).to_numpy(dtype=bool) for w in words}
-    keep = np.zeros(len(lowered), dtype=bool)
-    for term in vocabulary:  # the few candidate terms
-        keep |= np.logical_and.reduce([has[w] for w in str(term).split()])
-    rows = np.flatnonzero(keep)
-    return count_terms([texts[i] for i in rows], vocabulary, ngram_range)
-
-
-def shared_document_frequencies(
-    new: Side,
-    ref: Side,
-    ref_rows: np.ndarray,
-    shared_rows: np.ndarray,
-    *,
-    candidates: int | None = None,
-    prior_mass: float = DEFAULT_PRIOR_MASS,
-) -> pd.DataFrame:
-    """Document frequencies of both corpora over the union of their vocabularies.
-
-    The stored vocabularies (terms.parquet) give each side's counts of its own terms; the other
-    side's terms are counted in its texts with the same tokenisation. Papers of the reference
-    that the new corpus also holds (``shared_rows``) are taken out of the reference's counts.
-
-    Args:
-        candidates: count only this many of each side's own terms on the other side: those that
-            would rank highest if the other side never used them (an upper bound of their
-            log-odds); the others are left out. None counts every term.
-
-    Returns:
-        Columns term, df_new, df_ref (papers of ``ref_rows``); every count exact.
-    """
-    new_terms = new.terms.set_index("term")["df"].astype(np.int64)
-    ref_terms = ref.terms.set_index("term")["df"].astype(np.int64)
-    ngrams = tuple(ref.ngram_range)
-    if len(shared_rows):  # the reference's own counts, less the papers it shares with the new corpus
-        ref_terms = ref_terms - count_terms(ref.texts(shared_rows), ref_terms.index.tolist(), ngrams)
-    only_new = np.array(sorted(set(new_terms.index) - set(ref_terms.index)), dtype=object)
-    only_ref = np.array(sorted(set(ref_terms.index) - set(new_terms.index)), dtype=object)
-    if candidates is not None:
-        only_new, only_ref = _candidates(new_terms, ref_terms, only_new, only_ref, candidates, prior_mass)
-    df_new = pd.concat(
-        [new_terms, pd.Series(count_terms_in(new.texts(np.arange(new.n)), only_ref, ngrams), index=only_ref)]
-    )
-    df_ref = pd.concat([ref_terms, pd.Series(count_terms_in(ref.texts(ref_rows), only_new, ngrams), index=only_new)])
-    both = new_terms.index.intersection(ref_terms.index).union(pd.Index(only_new)).union(pd.Index(only_ref))
-    out = pd.DataFrame({"df_new": df_new.reindex(both), "df_ref": df_ref.reindex(both)}).astype(np.int64)
-    out = out.rename_axis("term").reset_index()
-    return out.sort_values("term", kind="stable").reset_index(drop=True)
-
-
-def _candidates(new_terms, ref_terms, only_new, only_ref, n: int, prior_mass: float):
-    """The one-side terms worth counting on the other side: best log-odds if the other side had none."""
-    upper = pd.DataFrame(
-        {"df_new": new_terms.reindex(new_terms.index.union(ref_terms.index)).fillna(0),
-         "df_ref": ref_terms.reindex(new_terms.index.union(ref_terms.index)).fillna(0)}
-    )  # fmt: skip
-    lo = log_odds(upper["df_new"].to_numpy(), upper["df_ref"].to_numpy(), prior_mass=prior_mass)
-    terms = upper.index.to_numpy(dtype=object)
-    pick_new = set(terms[lo.top(n, terms=terms, min_count=3, side="a")]) if len(terms) else set()
-    pick_ref = set(terms[lo.top(n, terms=terms, min_count=3, side="b")]) if len(terms) else set()
-    return (
-        np.array([t for t in only_new if t in pick_new], dtype=object),
-        np.array([t for t in only_ref if t in pick_ref], dtype=object),
-    )
-
-
-def min_support(n_papers: int) -> int:
-    """Papers that must use a term before it can be called distinctive of a corpus: a term in two
-    papers is an anecdote. At least 3 papers and 0.5% of the corpus (the trends page's rule)."""
-    return int(max(3, round(0.005 * n_papers)))
-
-
-def distinctive_terms(
-    df: pd.DataFrame, n_new: int, n_ref: int, *, top: int, prior_mass: float = DEFAULT_PRIOR_MASS
-) -> pd.DataFrame:
-    """Terms that tell the new corpus from the reference: the ``top`` of each side by Monroe et
-    al.'s log-odds on document frequencies (:mod:`pipeline.logodds`).
-
-    A term is kept when its z passes 1.96, it is used by :func:`min_support` papers on its side,
-    and the share of papers using it differs the same way (Newcombe's 95% interval of the
-    difference leaves out zero). The last check guards against a confound of log-odds on document
-    frequencies: a corpus whose abstracts use more distinct terms gives each term a smaller share
-    of all term uses, so a word every corpus uses alike ("data") would otherwise look "used less".
-
-    Returns:
-        Columns term, df_new, df_ref, share_new, share_ref, delta, z, side ("new": used more in the
-        new corpus; "ref": less); the new side first, each by |z| then term.
-    """
-    cols = ["term", "df_new", "df_ref", "share_new", "share_ref", "delta", "z", "side"]
-    if df.empty:
-        return pd.DataFrame(columns=cols)
-    a, b = df["df_new"].to_numpy(), df["df_ref"].to_numpy()
-    lo = log_odds(a, b, prior_mass=prior_mass)
-    d_lo, d_hi = newcombe(a, n_new, b, n_ref, _z(0.95))
-    agrees = np.where(lo.z > 0, d_lo > 0, d_hi < 0)
-    terms = df["term"].to_numpy(dtype=object)
-    picked = []
-    for side, min_count in (("a", min_support(n_new)), ("b", min_support(n_ref))):
-        ranked = lo.top(len(terms), terms=terms, min_count=min_count, side=side)
-        rows = [i for i in ranked if abs(lo.z[i]) > 1.96 and agrees[i]][:top]
-        picked += [(i, "new" if side == "a" else "ref") for i in rows]
-    if not picked:
-        return pd.DataFrame(columns=cols)
-    idx = np.array([i for i, _ in picked])
-    out = df.iloc[idx][["term", "df_new", "df_ref"]].reset_index(drop=True)
-    out["share_new"] = out["df_new"] / max(n_new, 1)
-    out["share_ref"] = out["df_ref"] / max(n_ref, 1)
-    out["delta"] = lo.delta[idx]
-    out["z"] = lo.z[idx]
-    out["side"] = [s for _, s in picked]
-    return out[cols]
 
 
 # ------------------------------------------------------------------------------------------
@@ -1048,165 +720,6 @@ def compare_builds(root: Path, new: str, ref: str, params: CompareParams = Compa
     result = compare(new_side, ref_side, params)
     store(root, result)
     return result, True
-
-
-# ------------------------------------------------------------------------------------------
-# Lineage within one multi-year build
-# ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Lineage:
-    """Topics of one build across periods.
-
-    Attributes:
-        periods: ``[(first, last), ...]`` inclusive year ranges, in order.
-        nodes: one row per (period, topic) with papers: period (index), topic, n, share (of the
-            period's papers).
-        links: one row per (earlier period topic, later period topic): period (index of the later
-            period), source, target, votes (later papers' neighbour votes, in papers), from_share
-            (share of the target's papers whose nearest earlier papers are in the source), flow
-            (share of the later period, balanced so that each node's flows add up to its share).
-        changes: one row per topic: its share in the period before the last and in the last, with
-            intervals (see :func:`share_changes`, Bonferroni over the topics), topic column first.
-    """
-
-    periods: list[tuple[int, int]]
-    nodes: pd.DataFrame
-    links: pd.DataFrame
-    changes: pd.DataFrame
-
-
-def default_periods(years: np.ndarray, n_periods: int = 5, *, min_papers: int = 50) -> list[tuple[int, int]]:
-    """Cut the years into up to ``n_periods`` consecutive ranges of similar weight, a year weighing
-    the square root of its paper count.
-
-    Equal paper counts would give a growing field's last years one period each (NeurIPS has 20
-    times more papers in 2023 than in 1995) and equal lengths would leave its early periods with a
-    few hundred papers; the square root sits between the two (NeurIPS 1987-2023: 1987-1999,
-    2000-2009, 2010-2017, 2018-2021, 2022-2023). Every period keeps ``min_papers`` papers or more
-    where the corpus allows it.
-    """
-    years = np.asarray(years, dtype=float)
-    years = years[~np.isnan(years)].astype(int)
-    if len(years) == 0:
-        return []
-    uniq, counts = np.unique(years, return_counts=True)
-    n_periods = max(1, min(n_periods, len(uniq), len(years) // max(min_papers, 1) or 1))
-    weights = np.sqrt(counts)
-    cum = np.cumsum(weights) / weights.sum()
-    periods, start = [], 0
-    for q in [i / n_periods for i in range(1, n_periods)]:
-        end = max(int(np.searchsorted(cum, q, side="left")), start)
-        while end < len(uniq) - 1 and counts[start : end + 1].sum() < min_papers:
-            end += 1
-        if end >= len(uniq) - 1 or counts[end + 1 :].sum() < min_papers:
-            break
-        periods.append((int(uniq[start]), int(uniq[end])))
-        start = end + 1
-    periods.append((int(uniq[start]), int(uniq[-1])))
-    return periods
-
-
-def balance(votes: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, iterations: int = 2000) -> np.ndarray:
-    """Scale ``votes`` (iterative proportional fitting) so that rows sum to ``rows`` and columns to ``cols``.
-
-    The result is the table closest to the votes (in Kullback-Leibler divergence) with those
-    margins: each earlier topic's whole share flows somewhere, each later topic's share comes from
-    somewhere, in the proportions the neighbour votes give. Rows or columns without any vote keep
-    no flow.
-    """
-    table = np.asarray(votes, dtype=float).copy()
-    rows, cols = np.asarray(rows, dtype=float), np.asarray(cols, dtype=float)
-    for _ in range(iterations):
-        r = table.sum(axis=1)
-        table *= np.where(r > 0, rows / np.where(r > 0, r, 1), 0)[:, None]
-        c = table.sum(axis=0)
-        table *= np.where(c > 0, cols / np.where(c > 0, c, 1), 0)[None, :]
-        if np.allclose(table.sum(axis=1), rows, rtol=1e-6, atol=1e-9):
-            break
-    return table
-
-
-def lineage(
-    years: np.ndarray,
-    topics: np.ndarray,
-    embeddings: np.ndarray,
-    periods: Sequence[tuple[int, int]],
-    *,
-    k: int = 10,
-    level: float = 0.95,
-) -> Lineage:
-    """Where each period's topics come from: each paper's ``k`` nearest papers of the period before.
-
-    Args:
-        years: float ``(n,)`` (NaN: unknown, left out).
-        topics: int ``(n,)``.
-        embeddings: float32 ``(n, dim)`` normalised.
-        periods: consecutive inclusive year ranges.
-    """
-    years = np.asarray(years, dtype=float)
-    topics = np.asarray(topics, dtype=np.int64)
-    which = np.full(len(years), -1)
-    for i, (lo, hi) in enumerate(periods):
-        which[(years >= lo) & (years <= hi)] = i
-    topic_ids = np.unique(topics[which >= 0]) if (which >= 0).any() else np.zeros(0, dtype=np.int64)
-    col = np.searchsorted(topic_ids, topics)
-    col = np.where(which >= 0, col, -1)
-    totals = np.array([int((which == i).sum()) for i in range(len(periods))])
-    grid = np.zeros((len(periods), len(topic_ids)))
-    np.add.at(grid, (which[which >= 0], col[which >= 0]), 1)
-    nodes = pd.DataFrame(
-        [
-            {"period": i, "topic": int(t), "n": int(grid[i, j]), "share": grid[i, j] / max(totals[i], 1)}
-            for i in range(len(periods))
-            for j, t in enumerate(topic_ids.tolist())
-            if grid[i, j] > 0
-        ],
-        columns=["period", "topic", "n", "share"],
-    )
-    links = []
-    for i in range(1, len(periods)):
-        before, after = np.flatnonzero(which == i - 1), np.flatnonzero(which == i)
-        if len(before) == 0 or len(after) == 0:
-            continue
-        idx, _ = neighbours(_rows(embeddings, after), _rows(embeddings, before), k)
-        votes = np.zeros((len(topic_ids), len(topic_ids)))
-        src = col[before][idx]  # (after, k) topics of the earlier neighbours
-        dst = np.repeat(col[after][:, None], idx.shape[1], axis=1)
-        np.add.at(votes, (src.ravel(), dst.ravel()), 1.0 / idx.shape[1])
-        flow = balance(votes, grid[i - 1] / totals[i - 1], grid[i] / totals[i])
-        received = votes.sum(axis=0)
-        for s, t in zip(*np.nonzero(votes), strict=True):
-            links.append(
-                {
-                    "period": i,
-                    "source": int(topic_ids[s]),
-                    "target": int(topic_ids[t]),
-                    "votes": float(votes[s, t]),
-                    "from_share": float(votes[s, t] / received[t]) if received[t] else 0.0,
-                    "flow": float(flow[s, t]),
-                }
-            )
-    link_table = pd.DataFrame(links, columns=["period", "source", "target", "votes", "from_share", "flow"])
-    first = max(len(periods) - 2, 0)  # emerging and declining: the last period against the one before
-    changes = share_changes(grid[first], int(totals[first]), grid[-1], int(totals[-1]), level=level)
-    changes.insert(0, "topic", topic_ids.astype(np.int64))
-    return Lineage(list(periods), nodes, link_table, changes)
-
-
-def ancestry(lineage_: Lineage, topic: int, *, min_share: float = 0.1) -> set[tuple[int, int]]:
-    """The (period, topic) nodes ``topic`` in the last period descends from: walking back, every
-    source that gives at least ``min_share`` of a kept node's papers."""
-    last = len(lineage_.periods) - 1
-    keep = {(last, int(topic))}
-    frontier = {int(topic)}
-    links = lineage_.links
-    for i in range(last, 0, -1):
-        step = links[(links["period"] == i) & links["target"].isin(frontier) & (links["from_share"] >= min_share)]
-        frontier = set(step["source"].astype(int).tolist())
-        keep |= {(i - 1, t) for t in frontier}
-    return keep
 
 
 def describe(result: Comparison, *, computed: bool = True) -> list[str]:

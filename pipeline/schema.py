@@ -222,7 +222,7 @@ CMP_MATCH_COLUMNS: dict[str, str] = {
     "topic": "topic id on that side",
     "label": "its label",
     "size": "its papers",
-    "status": "matched, merged, split, gone, unclear or small",
+    "status": "matched, merged, split, gone, unseen (the other corpus is too small to tell), unclear or small",
     "status_text": "the status in words for that side (e.g. merged into, merger of, new, vanished)",
     "partners": "topic ids on the other side",
     "partner_shares": "share of the topic's papers in each partner",

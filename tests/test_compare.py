@@ -4,6 +4,7 @@ lineage, stored comparisons and the CLI, on synthetic data with a known answer a
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,11 @@ import pytest
 
 from pipeline import cli, schema
 from pipeline import compare as cmp
+from pipeline import distinctive as dist
+from pipeline import intervals as iv
+from pipeline import lineage as lin
+from pipeline import novelty as nov
 from pipeline.compare import CompareParams, Side
-from tests.conftest import SMALL_CORPUS, fast_config
 
 # ------------------------------------------------------------------------------------------
 # Intervals
@@ -23,18 +27,18 @@ from tests.conftest import SMALL_CORPUS, fast_config
 def test_wilson_and_newcombe_match_the_published_examples():
     # Newcombe (1998), Statistics in Medicine 17: 81/263 (Wilson: 0.2553-0.3662) and 56/70 - 48/80 (method 10:
     # 0.0524-0.3339).
-    lo, hi = cmp.wilson(np.array([81]), 263, 1.959964)
+    lo, hi = iv.wilson(np.array([81]), 263, 1.959964)
     assert (round(lo[0], 4), round(hi[0], 4)) == (0.2553, 0.3662)
-    lo, hi = cmp.newcombe(np.array([56]), 70, np.array([48]), 80, 1.959964)
+    lo, hi = iv.newcombe(np.array([56]), 70, np.array([48]), 80, 1.959964)
     assert (round(lo[0], 4), round(hi[0], 4)) == (0.0524, 0.3339)
 
 
 def test_two_papers_in_38_is_not_a_trend_but_a_real_rise_is():
     # A topic holding 5% of 18,000 reference papers, then 2 of 38 new papers: no clear change.
-    small = cmp.share_changes(np.array([900, 17_100]), 18_000, np.array([2, 36]), 38)
+    small = iv.share_changes(np.array([900, 17_100]), 18_000, np.array([2, 36]), 38)
     assert (small["verdict"] == "no clear change").all()
     # 30% of 3,000 new papers in a 5% topic: grew; its complement shrank.
-    big = cmp.share_changes(np.array([900, 17_100]), 18_000, np.array([900, 2_100]), 3_000)
+    big = iv.share_changes(np.array([900, 17_100]), 18_000, np.array([900, 2_100]), 3_000)
     assert big["verdict"].tolist() == ["grew", "shrank"]
     assert (big["change_lo"] <= big["change"]).all() and (big["change"] <= big["change_hi"]).all()
     assert (big["lo_after"] <= big["share_after"]).all() and (big["share_after"] <= big["hi_after"]).all()
@@ -42,22 +46,22 @@ def test_two_papers_in_38_is_not_a_trend_but_a_real_rise_is():
 
 def test_a_topic_with_no_new_paper_is_gone_only_when_that_cannot_be_chance():
     counts = np.array([3_000, 100, 14_900])  # 16.7%, 0.6%, the rest
-    out = cmp.share_changes(counts, 18_000, np.array([0, 0, 500]), 500)
+    out = iv.share_changes(counts, 18_000, np.array([0, 0, 500]), 500)
     assert out["verdict"].tolist()[:2] == ["gone", "no clear change"]
 
 
 def test_intervals_widen_with_the_number_of_topics_compared():
-    one = cmp.share_changes(np.array([50]), 1_000, np.array([8]), 100)
-    many = cmp.share_changes(np.array([50] * 20), 20_000, np.array([8] * 20), 2_000)
+    one = iv.share_changes(np.array([50]), 1_000, np.array([8]), 100)
+    many = iv.share_changes(np.array([50] * 20), 20_000, np.array([8] * 20), 2_000)
     assert (one["change_hi"] - one["change_lo"]).iat[0] > 0
-    assert cmp._z(0.95, 20) > cmp._z(0.95, 1)
-    assert np.isclose(cmp._z(0.95, 1), 1.959964, atol=1e-5)
+    assert iv._z(0.95, 20) > iv._z(0.95, 1)
+    assert np.isclose(iv._z(0.95, 1), 1.959964, atol=1e-5)
     assert many["verdict"].eq("no clear change").all()
 
 
 def test_detectable_change_shrinks_as_the_new_corpus_grows():
-    small = cmp.detectable_change(0.02, 18_000, 38, level=0.95, tests=60)
-    large = cmp.detectable_change(0.02, 18_000, 3_000, level=0.95, tests=60)
+    small = iv.detectable_change(0.02, 18_000, 38, level=0.95, tests=60)
+    large = iv.detectable_change(0.02, 18_000, 3_000, level=0.95, tests=60)
     assert small > 0.05 and 0 < large < 0.02 < small
 
 
@@ -113,9 +117,9 @@ def test_conformal_p_values_are_calibrated_and_flag_a_new_cluster(centres):
     ref = np.concatenate([_cloud(rng, centres[i], 400) for i in range(4)])
     like = np.concatenate([_cloud(rng, centres[i], 250) for i in range(4)])  # same distribution as ref
     unlike = _cloud(rng, centres[5], 200)  # a region the reference never covers
-    null = cmp.novelty_null(ref, 5, sample=1_000, seed=0)
-    _, sims = cmp.neighbours(np.concatenate([like, unlike]), ref, 5)
-    p = null.p_values(cmp.novelty_scores(sims, 5))
+    null = nov.novelty_null(ref, 5, sample=1_000, seed=0)
+    _, sims = nov.neighbours(np.concatenate([like, unlike]), ref, 5)
+    p = null.p_values(nov.novelty_scores(sims, 5))
     assert abs((p[: len(like)] < 0.05).mean() - 0.05) < 0.03  # calibrated: about 5% of look-alikes flagged
     assert (p[len(like) :] < 0.05).mean() > 0.95  # the new region is flagged
     assert p.min() >= 1 / (1 + len(null.scores)) and p.max() <= 1
@@ -126,11 +130,11 @@ def test_neighbours_in_blocks_equal_one_block_and_break_ties_by_row(centres):
     corpus = _cloud(rng, centres[0], 300)
     corpus[10] = corpus[3]  # an exact tie
     queries = np.concatenate([corpus[3:4], _cloud(rng, centres[0], 40)])
-    a = cmp.neighbours(queries, corpus, 7, chunk=5)
-    b = cmp.neighbours(queries, corpus, 7, chunk=1000)
+    a = nov.neighbours(queries, corpus, 7, chunk=5)
+    b = nov.neighbours(queries, corpus, 7, chunk=1000)
     assert np.array_equal(a[0], b[0]) and np.allclose(a[1], b[1])
     assert a[0][0, :2].tolist() == [3, 10]
-    excluded, _ = cmp.neighbours(corpus[:20], corpus, 5, exclude=np.arange(20))
+    excluded, _ = nov.neighbours(corpus[:20], corpus, 5, exclude=np.arange(20))
     assert not (excluded == np.arange(20)[:, None]).any()
 
 
@@ -210,17 +214,17 @@ def test_distinctive_terms_count_both_corpora_on_a_shared_vocabulary():
 
     def side(name, texts, vocab):
         s = _side(name, [np.eye(8, dtype=np.float32)[:1].repeat(len(texts), 0)], [0])
-        counts = cmp.count_terms(texts, vocab)
+        counts = dist.count_terms(texts, vocab)
         terms = pd.DataFrame({"term": vocab, "df": counts})
         return Side(**{**s.__dict__, "terms": terms[terms["df"] > 0], "texts": lambda rows: [texts[i] for i in rows]})
 
     new = side("new", new_texts, ["diffusion", "diffusion models", "images", "kernel", "regression"])
     ref = side("ref", ref_texts, ["kernel", "regression", "graphical", "inference", "diffusion process"])
-    df = cmp.shared_document_frequencies(new, ref, np.arange(len(ref_texts)), np.zeros(0, dtype=np.int64))
+    df = dist.shared_document_frequencies(new, ref, np.arange(len(ref_texts)), np.zeros(0, dtype=np.int64))
     got = df.set_index("term")
     assert got.loc["diffusion", "df_ref"] == 1  # counted in the reference's texts: not in its vocabulary
     assert got.loc["graphical", "df_new"] == 0 and got.loc["kernel", "df_ref"] == 40
-    terms = cmp.distinctive_terms(
+    terms = dist.distinctive_terms(
         df, len(new_texts), len(ref_texts), top=5, prior_mass=20
     )  # tiny corpora: a light prior
     assert terms[terms["side"] == "new"]["term"].iloc[0] in ("diffusion", "diffusion models", "images")
@@ -237,26 +241,26 @@ def test_distinctive_terms_count_both_corpora_on_a_shared_vocabulary():
 
 def test_default_periods_give_a_growing_field_shorter_recent_periods():
     years = np.repeat(np.arange(2000, 2020), (np.arange(1, 21) ** 2) * 5)  # a fast-growing field
-    periods = cmp.default_periods(years, 4)
+    periods = lin.default_periods(years, 4)
     assert periods[0][0] == 2000 and periods[-1][1] == 2019 and len(periods) == 4
     assert all(b[0] == a[1] + 1 for a, b in zip(periods, periods[1:], strict=False))
     lengths = [hi - lo + 1 for lo, hi in periods]
     counts = [((years >= lo) & (years <= hi)).sum() for lo, hi in periods]
     assert lengths[0] > lengths[-1] and counts[0] < counts[-1]  # between equal lengths and equal counts
-    assert cmp.default_periods(np.array([2026.0] * 38)) == [(2026, 2026)]
+    assert lin.default_periods(np.array([2026.0] * 38)) == [(2026, 2026)]
     assert all(c >= 50 for c in counts)
     sparse = np.repeat([2018, 2019, 2020, 2021], [40, 40, 40, 400])
-    few = cmp.default_periods(sparse, 4)
+    few = lin.default_periods(sparse, 4)
     assert all(((sparse >= lo) & (sparse <= hi)).sum() >= 50 for lo, hi in few)
 
 
 def test_balance_keeps_both_margins():
     votes = np.array([[5.0, 1.0, 0.0], [0.0, 2.0, 2.0]])
-    out = cmp.balance(votes, np.array([0.5, 0.5]), np.array([0.3, 0.3, 0.4]))
+    out = lin.balance(votes, np.array([0.5, 0.5]), np.array([0.3, 0.3, 0.4]))
     assert np.allclose(out.sum(axis=1), [0.5, 0.5]) and np.allclose(out.sum(axis=0), [0.3, 0.3, 0.4])
     assert out[0, 2] == 0 and out[1, 0] == 0  # no vote, no flow
     # Margins that only a table with a zero where a vote was can meet: approached, never exceeded.
-    edge = cmp.balance(votes, np.array([0.6, 0.4]), np.array([0.3, 0.3, 0.4]))
+    edge = lin.balance(votes, np.array([0.6, 0.4]), np.array([0.3, 0.3, 0.4]))
     assert np.allclose(edge.sum(axis=1), [0.6, 0.4], atol=1e-3) and np.allclose(edge.sum(axis=0), [0.3, 0.3, 0.4])
 
 
@@ -269,13 +273,13 @@ def test_lineage_traces_a_later_topic_to_the_earlier_topic_it_grew_from(centres)
     emb = np.concatenate(early + late)
     topics = np.r_[np.zeros(100), np.ones(100), np.zeros(60), np.full(140, 2)].astype(int)
     years = np.r_[np.full(200, 2010), np.full(200, 2020)].astype(float)
-    lin = cmp.lineage(years, topics, emb, [(2010, 2015), (2016, 2020)])
-    links = lin.links.set_index(["source", "target"])
+    result = lin.lineage(years, topics, emb, [(2010, 2015), (2016, 2020)])
+    links = result.links.set_index(["source", "target"])
     assert links.loc[(1, 2), "from_share"] > 0.9 and links.loc[(0, 0), "from_share"] > 0.9
-    assert cmp.ancestry(lin, 2) == {(1, 2), (0, 1)}
-    changes = lin.changes.set_index("topic")
+    assert lin.ancestry(result, 2) == {(1, 2), (0, 1)}
+    changes = result.changes.set_index("topic")
     assert changes.loc[2, "verdict"] == "grew" and changes.loc[1, "verdict"] == "gone"
-    into = lin.links.groupby("target")["flow"].sum()  # every later topic's share comes from somewhere
+    into = result.links.groupby("target")["flow"].sum()  # every later topic's share comes from somewhere
     assert np.isclose(into[2], 0.7) and np.isclose(into[0], 0.3)
 
 
@@ -285,19 +289,10 @@ def test_lineage_traces_a_later_topic_to_the_earlier_topic_it_grew_from(centres)
 
 
 @pytest.fixture(scope="module")
-def split_root(tmp_path_factory) -> Path:
-    """Fixture corpus split by year: "early" (2020-2022) and "late" (2023-2024), plus "all"."""
-    from pipeline.build import build
-
-    root = tmp_path_factory.mktemp("compare")
-    rows = [json.loads(line) for line in SMALL_CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
-    early = [r for r in rows if str(r.get("year")) in ("2020", "2021", "2022")]
-    late = [r for r in rows if r not in early]
-    for name, part in (("early", early), ("late", late)):
-        path = root / f"{name}.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in part), encoding="utf-8")
-        build([path], name, root, fast_config())
-    build([SMALL_CORPUS], "all", root, fast_config())
+def split_root(compare_artifacts, tmp_path_factory) -> Path:
+    """A private copy of the compare fixture (these tests write comparisons and rebuild)."""
+    root = tmp_path_factory.mktemp("compare-own") / "art"
+    shutil.copytree(compare_artifacts, root, symlinks=True)
     return root
 
 
@@ -381,6 +376,18 @@ def test_a_word_every_corpus_uses_alike_is_not_called_distinctive():
     # "data" is in 35% of papers on both sides, but the new corpus's abstracts use more distinct
     # terms, so its share of all term uses is lower: log-odds alone would call it "used less".
     df = pd.DataFrame({"term": ["data", "llm", "filler"], "df_new": [35, 30, 5_000], "df_ref": [3_500, 50, 100_000]})
-    terms = cmp.distinctive_terms(df, 100, 10_000, top=5)
+    terms = dist.distinctive_terms(df, 100, 10_000, top=5)
     assert "data" not in set(terms["term"]) and "llm" in set(terms.loc[terms["side"] == "new", "term"])
-    assert cmp.min_support(38) == 3 and cmp.min_support(18_661) == 93
+    assert dist.min_support(38) == 3 and dist.min_support(18_661) == 93
+
+
+def test_a_topic_is_not_called_vanished_when_the_other_corpus_is_too_small_to_show_it(centres):
+    rng = np.random.default_rng(9)
+    a = _side("a", [_cloud(rng, centres[i], 200) for i in range(4)] + [_cloud(rng, centres[4], 30)], [0, 1, 2, 3, 4])
+    big = _side("b", [_cloud(rng, centres[i], 100) for i in range(4)], [0, 1, 2, 3])
+    small = _side("s", [_cloud(rng, centres[i], 25) for i in range(2)], [0, 1])
+    status = cmp.match_topics(a, big, CompareParams(null_sample=300)).topics.set_index(["side", "topic"])["status"]
+    assert status[("a", 4)] == "gone"  # 400 papers would show a 3.6% topic: it vanished
+    status = cmp.match_topics(a, small, CompareParams(null_sample=300)).topics.set_index(["side", "topic"])
+    assert status.loc[("a", 4), "status"] == "unseen"  # 50 papers would miss it 16% of the time
+    assert status.loc[("a", 4), "status_text"] == "not seen (too few papers to tell)"
