@@ -262,6 +262,11 @@ def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> Non
     )
     for side, title, other in (("b", ctx.corpus.name, ref), ("a", ref.name, ctx.corpus)):
         rows = result.matches[result.matches["side"] == side]
+        theirs = result.matches[result.matches["side"] != side].set_index("topic")["keywords"]
+        partner_words = [  # the top terms of its main partner, beside its own
+            ", ".join(list(theirs.get(ps[0] if len(ps) else best, []))[:6])
+            for ps, best in zip(rows["partners"], rows["best_partner"], strict=True)
+        ]
         st.markdown(f"**Topics of {text.plain(title)}**")
         st.dataframe(
             pd.DataFrame(
@@ -271,6 +276,7 @@ def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> Non
                                            zip(ps, ss, strict=True)) for ps, ss in zip(rows["partners"], rows["partner_shares"], strict=True)],
                     "far": rows["none_share"] * 100, "similarity": rows["best_sim"],
                     "keywords": [", ".join(list(k)[:6]) for k in rows["keywords"]],
+                    "partner_keywords": partner_words,
                 }
             ),
             hide_index=True,
@@ -278,6 +284,7 @@ def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> Non
                 "far": st.column_config.NumberColumn("Nothing close", format="%.0f%%", help="papers with nothing close on the other side"),
                 "similarity": st.column_config.NumberColumn("Best centroid similarity", format="%.2f"),
                 "keywords": st.column_config.TextColumn("Top keywords", width="large"),
+                "partner_keywords": st.column_config.TextColumn("Main partner's top keywords", width="large"),
             },
         )  # fmt: skip
 

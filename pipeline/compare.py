@@ -741,7 +741,7 @@ def describe(result: Comparison, *, computed: bool = True) -> list[str]:
         f"{'Compared' if computed else 'Up to date:'} {new['name']!r} ({new['papers']:,} papers, {new['topics']} topics) "
         f"with {ref['name']!r} ({ref['papers_used']:,} papers"
         + (f"; {ref['papers_shared']:,} shared papers left out" if ref["papers_shared"] else "")
-        + f") in {s['seconds']:.1f} s",
+        + (f") in {s['seconds']:.1f} s" if computed else f"), stored {s['created_at'][:16]}"),
         f"  far from all earlier work: {far:,} papers ({far / max(new['papers'], 1):.1%}; a paper like the "
         f"reference's own is flagged {alpha:.0%} of the time)",
     ]

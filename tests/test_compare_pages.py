@@ -80,6 +80,9 @@ def test_every_section_opens_from_its_url(root, monkeypatch, view, expect):
     if view == "matching":
         assert specs[0]["data"][0]["type"] == "sankey"
         assert len(at.dataframe) == 2  # the topics of each corpus, with their status
+        table = at.dataframe[0].value
+        assert {"status", "partners", "keywords", "partner_keywords"} <= set(table.columns)
+        assert table["partner_keywords"].str.len().gt(0).all()  # top terms side by side
     if view == "map":
         kinds = [t["type"] for t in specs[0]["data"]]
         assert kinds[0] == "scattergl" and "scatter" in kinds[1:]
