@@ -8,7 +8,7 @@ ARTIFACTS ?= artifacts
 PORT ?= 8501
 HOST ?= 0.0.0.0
 
-.PHONY: run test test-emulated setup build browser share lint bench frontend clean help
+.PHONY: run test test-emulated setup build browser share lint bench frontend clean help reference
 
 help:
 	@echo "make run    set up, build the bundled corpus if needed, start the dashboard on http://localhost:$(PORT)"
@@ -18,6 +18,7 @@ help:
 	@echo "make bench  run the benchmarks (slow; writes BENCHMARKS.md figures)"
 	@echo "make lint   ruff"
 	@echo "make frontend  rebuild the map component's bundle (needs Node and npm; the bundle is committed)"
+	@echo "make reference REFERENCE_DATA=FILE   build NeurIPS 1987-2023 from FILE and compare the bundled corpus with it"
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +45,15 @@ share: build
 		--server.port $(PORT) --server.headless true --browser.gatherUsageStats false \
 		--server.enableXsrfProtection true --server.enableCORS true --client.toolbarMode viewer \
 		-- --artifacts $(ARTIFACTS) --read-only
+
+# Optional: a reference for the bundled corpus ("What changed"), from a file you have (none ships:
+# README, "What changed"). Runs beside `make run`; the app lists the corpus once it is built.
+REFERENCE_DATA ?=
+REFERENCE_NAME ?= neurips-1987-2023
+reference: build
+	@test -n "$(REFERENCE_DATA)" || { echo "give the file: make reference REFERENCE_DATA=path/to/neurips-1987-2023.jsonl.gz"; exit 2; }
+	$(PY) -m pipeline --artifacts $(ARTIFACTS) build $(REFERENCE_DATA) --name $(REFERENCE_NAME)
+	$(PY) -m pipeline --artifacts $(ARTIFACTS) compare neurips2026 $(REFERENCE_NAME)
 
 # Debian's Chromium for the browser tests (never `playwright install`: it downloads a browser).
 browser:

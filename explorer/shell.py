@@ -36,6 +36,8 @@ PAGES = (
     PageInfo("map", "pages/map.py", "Topic map", ":material/scatter_plot:"),
     PageInfo("topics", "pages/topics.py", "Topics", ":material/category:"),
     PageInfo("trends", "pages/trends.py", "Keyword trends", ":material/trending_up:"),
+    PageInfo("compare", "pages/compare.py", "What changed", ":material/compare_arrows:"),
+    PageInfo("lineage", "pages/lineage.py", "Topic lineage", ":material/account_tree:"),
     PageInfo("paper", "pages/paper.py", "Paper", ":material/article:"),
     PageInfo("search", "pages/search.py", "Search", ":material/search:"),
     PageInfo("list", "pages/list.py", "Reading list", ":material/bookmarks:"),

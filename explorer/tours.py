@@ -30,7 +30,7 @@ from pipeline import artifacts
 
 VERSION = 1
 FOLDER = ".tours"
-PAGES = ("map", "topics", "trends", "paper", "search", "list")
+PAGES = ("map", "topics", "trends", "compare", "lineage", "paper", "search", "list")
 #: URL parameters that belong to the tour or the session, never to a saved view.
 NOT_VIEW = ("tour", "tourdata", "step", "token", "page", "list")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")

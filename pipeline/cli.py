@@ -1,4 +1,4 @@
-"""Command line: ``python -m pipeline build|list|info|evaluate|export ...``. A thin shell over pipeline functions."""
+"""Command line: ``python -m pipeline build|list|info|evaluate|export|compare ...``. A thin shell over pipeline functions."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def make_parser() -> argparse.ArgumentParser:
         "  python -m pipeline list\n"
         "  python -m pipeline info mine\n"
         "  python -m pipeline evaluate mine               # topic quality against labels and baselines\n"
-        "  python -m pipeline export mine                 # one offline HTML file: exports/mine.html\n",
+        "  python -m pipeline export mine                 # one offline HTML file: exports/mine.html\n"
+        "  python -m pipeline compare neurips2026 neurips  # what is new in neurips2026 against neurips\n",
     )
     parser.add_argument(
         "--artifacts", type=Path, default=DEFAULT_ARTIFACTS, help="artifacts folder (default: %(default)s)"
@@ -60,7 +61,8 @@ def make_parser() -> argparse.ArgumentParser:
         "  python -m pipeline build papers.csv more.jsonl --name neurips2025\n"
         "  python -m pipeline build data.tsv --name mine --abstract-column summary_text --year-column pub_year\n"
         "  python -m pipeline build papers.csv --name mine --refit     # refit the topics from scratch\n"
-        "  python -m pipeline build papers.parquet --name mine --config settings.toml\n",
+        "  python -m pipeline build papers.parquet --name mine --config settings.toml\n"
+        "  python -m pipeline build new.csv --name neurips2024 --reference neurips-1987-2023\n",
     )
     b.add_argument("inputs", nargs="*", type=Path, help="input files (default: the bundled NeurIPS 2026 abstracts)")
     b.add_argument(
@@ -75,6 +77,11 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--quiet", action="store_true", help="print only the summary")
     b.add_argument(
         "--progress-json", type=Path, metavar="FILE", help="also append machine-readable progress (JSON Lines) to FILE"
+    )
+    b.add_argument(
+        "--reference",
+        metavar="NAME",
+        help="after the build, compare the corpus with this built corpus (see the compare command)",
     )
     cols = b.add_argument_group("input columns (recognised automatically when not given)")
     for role in ("abstract", "title", "year", "venue", "authors", "url", "id", "label", "keywords"):
@@ -189,6 +196,25 @@ def make_parser() -> argparse.ArgumentParser:
     exp.add_argument("name", help="corpus name")
     exp.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
     exp.add_argument("--out", type=Path, help="HTML file to write (default: exports/NAME.html in the current folder)")
+
+    cmp = sub.add_parser(
+        "compare",
+        help="compare a corpus with a reference corpus: what is new, what grew, what faded",
+        formatter_class=_formatter,
+        description="Place the papers of corpus NEW on the map and into the topics of corpus REFERENCE (both built;\n"
+        "nothing is refitted) and store the comparison the dashboard's Compare page shows: each reference\n"
+        "topic's share then and now with intervals, the terms that tell the corpora apart, each new paper's\n"
+        "distance from earlier work with its closest prior papers, and the two corpora's topics matched.\n"
+        "Small comparisons are also computed by the dashboard itself; run this for large ones. It is skipped\n"
+        "when the stored comparison matches both builds.",
+        epilog="examples:\n"
+        "  python -m pipeline compare neurips2026 neurips-1987-2023\n"
+        "  python -m pipeline compare iclr-2022 iclr-2018-2021 --force\n",
+    )
+    cmp.add_argument("new", help="the corpus to look at")
+    cmp.add_argument("reference", help="the corpus it is compared with")
+    cmp.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
+    cmp.add_argument("--force", action="store_true", help="recompute even when a current comparison is stored")
     return parser
 
 
@@ -257,6 +283,10 @@ def cmd_build(args) -> int:
         raise PipelineError(f"no input files given and the bundled corpus is missing from {DEFAULT_INPUTS}.")
     name = artifacts.check_name(args.name or (DEFAULT_CORPUS if not args.inputs else _name_from(inputs[0])))
     config = _build_config(args)
+    if args.reference:  # a wrong reference fails now, not after the build
+        if artifacts.check_name(args.reference) == name:
+            raise PipelineError(f"--reference {args.reference}: a corpus cannot be compared with itself.")
+        artifacts.corpus_path(args.artifacts, args.reference)
     reporter = Reporter(quiet=args.quiet, events=args.progress_json)
     before = artifacts.current_build(args.artifacts, name)
     try:
@@ -266,6 +296,24 @@ def cmd_build(args) -> int:
         print(interrupted_message(name, before, artifacts.current_build(args.artifacts, name)), file=sys.stderr)
         return _interrupt_code(exc)
     for line in summary.lines():
+        print(line)
+    if args.reference:
+        return _compare(args.artifacts, name, args.reference, force=False)
+    return 0
+
+
+def cmd_compare(args) -> int:
+    return _compare(args.artifacts, args.new, args.reference, force=args.force)
+
+
+def _compare(root: Path, new: str, reference: str, *, force: bool) -> int:
+    from pipeline.compare import CompareError, compare_builds, describe
+
+    try:
+        result, computed = compare_builds(root, new, reference, force=force)
+    except CompareError as exc:
+        raise PipelineError(str(exc)) from None
+    for line in describe(result, computed=computed):
         print(line)
     return 0
 
@@ -476,7 +524,10 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "list": cmd_list, "info": cmd_info, "evaluate": cmd_evaluate, "export": cmd_export}
+COMMANDS = {
+    "build": cmd_build, "list": cmd_list, "info": cmd_info, "evaluate": cmd_evaluate, "export": cmd_export,
+    "compare": cmd_compare,
+}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

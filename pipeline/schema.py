@@ -145,6 +145,105 @@ INGEST_REPORT_COLUMNS: dict[str, str] = {
     "detail": "what was found and what to do about it",
 }
 
+#: Comparisons of a corpus with a reference (``pipeline/compare.py``), stored beside the corpora as
+#: ``.compare/<new>/<reference>/`` (a link to its current version) by ``python -m pipeline compare``.
+COMPARE_DIR = ".compare"
+COMPARISON = "comparison.json"
+CMP_PAPERS = "new_papers.parquet"
+CMP_SHARES = "topic_shares.parquet"
+CMP_TERMS = "distinctive_terms.parquet"
+CMP_FLOWS = "topic_flows.parquet"
+CMP_MATCHES = "topic_matches.parquet"
+
+COMPARE_FILES: dict[str, str] = {
+    COMPARISON: "both build ids, version, parameters, counts, the novelty calibration and the size of change the intervals can detect",
+    CMP_PAPERS: "one row per new paper, most novel first: its place in the reference's topics and map, novelty, closest prior work",
+    CMP_SHARES: "one row per reference topic: its share then and now with intervals, and the verdict (grew, shrank, gone, no clear change)",
+    CMP_TERMS: "terms used more (side new) or less (side ref) in the new corpus: log-odds with an informative Dirichlet prior",
+    CMP_FLOWS: "the evidence behind topic matching: for each pair of topics the share of each one's papers in the other",
+    CMP_MATCHES: "one row per topic of either corpus: matched, merged, split, new or vanished, with its partners",
+}
+
+CMP_PAPER_COLUMNS: dict[str, str] = {
+    "rank": "1 = the new paper farthest from the reference",
+    "doc_id": "the new paper's doc_id",
+    "new_topic": "its topic in the new corpus",
+    "ref_topic": "the reference topic it is placed in: the topic of most of its 10 nearest reference papers",
+    "ref_topic_prob": "share of those neighbours in that topic",
+    "x": "position on the reference's map (from its nearest reference papers)",
+    "y": "position on the reference's map",
+    "novelty": "1 - mean cosine similarity to its 5 nearest reference papers",
+    "p_value": "share of reference papers at least as far from the rest of the reference (conformal p-value)",
+    "far": "p_value below the threshold: farther from the reference than almost all of its own papers",
+    "nearest_sim": "cosine similarity to the closest reference paper",
+    "neighbour_ids": "doc_ids of the closest reference papers, closest first",
+    "neighbour_sims": "their cosine similarities",
+}
+
+CMP_SHARE_COLUMNS: dict[str, str] = {
+    "topic": "reference topic id",
+    "label": "its label",
+    "n_before": "reference papers in the topic",
+    "share_before": "their share of the reference",
+    "lo_before": "interval of that share (Wilson, Bonferroni over the topics)",
+    "hi_before": "upper end",
+    "n_after": "new papers placed in the topic",
+    "share_after": "their share of the new corpus",
+    "lo_after": "interval of that share",
+    "hi_after": "upper end",
+    "change": "share_after - share_before",
+    "change_lo": "interval of the change (Newcombe's hybrid score, Bonferroni over the topics)",
+    "change_hi": "upper end",
+    "verdict": "grew, shrank, gone (shrank to no paper) or no clear change (the interval holds 0)",
+    "keywords": "the topic's top keywords",
+    "far_new": "new papers placed in the topic that are far from the whole reference",
+}
+
+CMP_TERM_COLUMNS: dict[str, str] = {
+    "term": "a term of either corpus's vocabulary",
+    "df_new": "new papers using it",
+    "df_ref": "reference papers using it",
+    "share_new": "df_new / new papers",
+    "share_ref": "df_ref / reference papers",
+    "delta": "log-odds ratio, new against reference, shrunk by the prior",
+    "z": "delta over its standard deviation",
+    "side": "new (more used in the new corpus) or ref (less used)",
+}
+
+CMP_FLOW_COLUMNS: dict[str, str] = {
+    "topic_a": "reference topic (-1: nothing close in the reference)",
+    "topic_b": "new corpus topic (-1: nothing close in the new corpus)",
+    "papers_a": "papers of topic_a whose nearest new papers (or own copy) are in topic_b",
+    "from_a": "papers_a / size of topic_a",
+    "papers_b": "papers of topic_b whose nearest reference papers (or own copy) are in topic_a",
+    "from_b": "papers_b / size of topic_b",
+    "centroid_sim": "cosine similarity of the two topic embeddings",
+}
+
+CMP_MATCH_COLUMNS: dict[str, str] = {
+    "side": "a (reference) or b (new corpus)",
+    "topic": "topic id on that side",
+    "label": "its label",
+    "size": "its papers",
+    "status": "matched, merged, split, gone, unseen (the other corpus is too small to tell), unclear or small",
+    "status_text": "the status in words for that side (e.g. merged into, merger of, new, vanished)",
+    "partners": "topic ids on the other side",
+    "partner_shares": "share of the topic's papers in each partner",
+    "none_share": "share of its papers with nothing close on the other side",
+    "best_partner": "the partner holding most of its papers",
+    "best_share": "that share",
+    "best_sim": "best cosine similarity of its topic embedding to one of the other side",
+    "keywords": "its top keywords",
+}
+
+COMPARE_TABLES: dict[str, dict[str, str]] = {
+    CMP_PAPERS: CMP_PAPER_COLUMNS,
+    CMP_SHARES: CMP_SHARE_COLUMNS,
+    CMP_TERMS: CMP_TERM_COLUMNS,
+    CMP_FLOWS: CMP_FLOW_COLUMNS,
+    CMP_MATCHES: CMP_MATCH_COLUMNS,
+}
+
 TABLES: dict[str, dict[str, str]] = {
     PAPERS: PAPER_COLUMNS,
     TOPICS: TOPIC_COLUMNS,
@@ -176,4 +275,22 @@ def readme_section() -> str:
         ]
         lines += [f"| `{c}` | {d} |" for c, d in columns.items()]
         lines += ["", "</details>"]
+    lines += _compare_section()
     return "\n".join(lines)
+
+
+def _compare_section() -> list[str]:
+    """The comparison files (``.compare/NEW/REF/``) for the README's artifact reference."""
+    lines = ["", f"Comparisons with a reference, in `{COMPARE_DIR}/NEW/REF/`:", "", "| file | contents |", "|---|---|"]
+    lines += [f"| `{f}` | {d} |" for f, d in COMPARE_FILES.items()]
+    for table, columns in COMPARE_TABLES.items():
+        lines += [
+            "",
+            f"<details><summary>Columns of <code>{table}</code></summary>",
+            "",
+            "| column | meaning |",
+            "|---|---|",
+        ]
+        lines += [f"| `{c}` | {d} |" for c, d in columns.items()]
+        lines += ["", "</details>"]
+    return lines

@@ -101,3 +101,23 @@ def tab(browser, server):
     t.close()
     assert not dialogs, f"dialogs opened: {dialogs}"
     assert not errors, "\n".join(errors)
+
+
+@pytest.fixture(scope="session")
+def compare_artifacts(small_artifacts, tmp_path_factory) -> Path:
+    """Corpora to compare: the fixture corpus split by year, "early" (2020-2022) and "late"
+    (2023-2024), and "all" (a copy of "small", holding both)."""
+    import json
+
+    from pipeline import artifacts
+    from pipeline.build import build
+
+    root = tmp_path_factory.mktemp("compare")
+    rows = [json.loads(line) for line in SMALL_CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    early = [r for r in rows if str(r.get("year")) in ("2020", "2021", "2022")]
+    for name, part in (("early", early), ("late", [r for r in rows if r not in early])):
+        path = root / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in part), encoding="utf-8")
+        build([path], name, root, fast_config())
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), root / "all")
+    return root

@@ -367,8 +367,10 @@ def test_deep_zoom_labels_papers_with_their_titles(tab, papers):
 def test_links_carry_the_view_and_a_copied_url_reopens_it(tab, browser, server, output_dir):
     tab.open("/?corpus=small&years=2021-2023&text=learning")
     nav = tab.page.locator('[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]')
-    assert nav.count() == 9  # five views, then reading list, tours, curation and adding a corpus
-    for i in range(9):
+    from explorer.shell import PAGES
+
+    assert nav.count() == len(PAGES)  # the views, then reading list, tours, curation and adding a corpus
+    for i in range(len(PAGES)):
         query = parse_qs(urlsplit(nav.nth(i).get_attribute("href")).query)
         assert query["corpus"] == ["small"] and query["years"] == ["2021-2023"] and query["text"] == ["learning"]
     tab.page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Topics", exact=True).click()

@@ -345,8 +345,9 @@ def test_filters_from_the_url_travel_with_links(small_artifacts, monkeypatch):
     caption = texts(at.sidebar.caption)
     assert "of 137 papers" in caption and "IJCAI 2021" in caption
     nav = list(at.sidebar.get("page_link"))
-    pages = ["", "topics", "trends", "paper", "search", "list", "tour", "curate", "add"]
-    assert [link.proto.page for link in nav] == pages
+    assert [link.proto.page for link in nav] == [
+        "", "topics", "trends", "compare", "lineage", "paper", "search", "list", "tour", "curate", "add",
+    ]  # fmt: skip
     for link in nav:
         params = link_params(link)
         assert params["corpus"] == ["small"] and params["years"] == ["2021-2022"] and params["venue"] == ["IJCAI 2021"]

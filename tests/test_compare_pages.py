@@ -1,0 +1,155 @@
+"""The "What changed" and "Topic lineage" pages through AppTest, opened from URLs as links would.
+
+Fixture corpora (hashing embedder): "late" (2023-2024) against "early" (2020-2022), "all"
+holding both, and a single-year copy.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer import tours
+from pipeline import artifacts, schema
+from pipeline import compare as cmp
+from tests.test_pages import link_params, main_links, plotly_specs, qp, run, texts, unescape
+
+COMPARE = "pages/compare.py"
+LINEAGE = "pages/lineage.py"
+
+
+@pytest.fixture(scope="module")
+def root(compare_artifacts, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("compare-pages") / "art"
+    shutil.copytree(compare_artifacts, out, symlinks=True)
+    one = out / "oneyear"
+    shutil.copytree(artifacts.corpus_path(out, "late"), one)
+    papers = pd.read_parquet(one / schema.PAPERS)
+    papers["year"] = pd.array([2026] * len(papers), dtype="Int16")
+    papers.to_parquet(one / schema.PAPERS, index=False)
+    pd.DataFrame(
+        {"year": np.array([2026], dtype=np.int32), "n_papers": np.array([len(papers)], dtype=np.int32)}
+    ).to_parquet(one / schema.YEARS, index=False)
+    return out
+
+
+def test_the_overview_answers_the_four_questions(root, monkeypatch):
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early")
+    assert at.title[0].value == "What changed"
+    body = unescape(texts(at.markdown))
+    for heading in ("What is new", "What grew", "What faded", "Far from everything before"):
+        assert heading in body
+    result = cmp.compare(cmp.load_side(root, "late"), cmp.load_side(root, "early"))
+    assert f"{int(result.papers['far'].sum())} of {len(result.papers)} papers" in body
+    # 62 papers: the page says plainly how large a change it can see.
+    assert "62 new papers" in texts(at.info) and "hints, not trends" in texts(at.info)
+    assert qp(at, "ref") == ["early"] and qp(at, "show") is None
+    most_novel = result.papers["doc_id"].iat[0]
+    assert any(link_params(link).get("paper") == [most_novel] for link in main_links(at))
+
+
+def test_the_reference_defaults_to_earlier_work_and_a_bad_one_is_named(root, monkeypatch):
+    at = run(root, monkeypatch, COMPARE, corpus="late")
+    assert qp(at, "ref") == ["early"]  # ends before "late" starts (all and oneyear do not)
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="nope")
+    assert "no corpus **nope**" in texts(at.warning)
+    assert at.selectbox(key="compare_ref").value == "early"
+
+
+@pytest.mark.parametrize(
+    ("view", "expect"),
+    [
+        ("shares", "intervals that hold for all"),
+        ("matching", "matches"),
+        ("terms", "Log-odds ratios"),
+        ("novelty", "conformal p-value"),
+        ("map", "placed on its map"),
+    ],
+)
+def test_every_section_opens_from_its_url(root, monkeypatch, view, expect):
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early", show=view)
+    assert at.segmented_control(key="compare_view").value == view
+    assert expect in unescape(texts(at.caption))
+    specs = plotly_specs(at)
+    assert specs or view == "terms"  # terms may have nothing clear on a tiny corpus (then a note says so)
+    if view == "matching":
+        assert specs[0]["data"][0]["type"] == "sankey"
+        assert len(at.dataframe) == 2  # the topics of each corpus, with their status
+        table = at.dataframe[0].value
+        assert {"status", "partners", "keywords", "partner_keywords"} <= set(table.columns)
+        assert table["partner_keywords"].str.len().gt(0).all()  # top terms side by side
+    if view == "map":
+        kinds = [t["type"] for t in specs[0]["data"]]
+        assert kinds[0] == "scattergl" and "scatter" in kinds[1:]
+
+
+def test_closest_prior_work_links_to_the_reference_papers_page(root, monkeypatch):
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early", show="novelty")
+    early_ids = set(pd.read_parquet(artifacts.corpus_path(root, "early") / schema.PAPERS)["doc_id"])
+    prior = [link for link in main_links(at) if "closest prior work" in link.proto.label]
+    assert len(prior) >= 3
+    for link in prior:
+        params = link_params(link)
+        assert params["corpus"] == ["early"] and params["paper"][0] in early_ids
+        assert link.proto.page.endswith("paper")
+
+
+def test_papers_both_corpora_hold_are_left_out_of_the_reference(root, monkeypatch):
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="all")
+    assert "62 papers both corpora hold are left out" in unescape(texts(at.caption))
+
+
+def test_a_corpus_with_nothing_to_compare_with_says_how_to_get_a_reference(tmp_path, compare_artifacts, monkeypatch):
+    lone = tmp_path / "art"
+    lone.mkdir()
+    shutil.copytree(artifacts.corpus_path(compare_artifacts, "late"), lone / "late")
+    at = run(lone, monkeypatch, COMPARE, corpus="late")
+    assert "no other corpus" in texts(at.info) and "python -m pipeline build" in texts(at.info)
+
+
+def test_a_pair_too_large_for_the_app_points_to_the_cli(root, monkeypatch):
+    from explorer import compare as cview
+
+    monkeypatch.setattr(cview, "MAX_PAIRS", 100)
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early")
+    assert "`python -m pipeline compare late early`" in unescape(texts(at.warning))
+    # Once the CLI has stored it, the page reads it instead.
+    cmp.compare_builds(root, "late", "early", force=True)
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early")
+    assert "What is new" in unescape(texts(at.markdown))
+
+
+def test_compare_views_can_be_tour_steps():
+    step = tours.make_step("compare", {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}, "far papers")
+    assert step.query() == {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}
+    tour = tours.decode(tours.encode(tours.Tour("t", (step, tours.make_step("lineage", {"topic": ["2"]})), "late")))
+    assert [s.page for s in tour.steps] == ["compare", "lineage"]
+
+
+def test_lineage_follows_a_topic_across_periods(root, monkeypatch):
+    at = run(root, monkeypatch, LINEAGE, corpus="all")
+    assert at.title[0].value == "Topic lineage"
+    assert at.multiselect(key="lineage_starts").value  # default periods
+    specs = plotly_specs(at)
+    assert specs[-1]["data"][0]["type"] == "sankey"
+    at = run(root, monkeypatch, LINEAGE, corpus="all", topic="1", periods="2020-2021,2022-2024")
+    assert at.selectbox(key="lineage_topic").value == 1
+    assert at.multiselect(key="lineage_starts").value == [2022]
+    assert "papers of" in unescape(texts(at.markdown))  # its roots, in words
+    nodes = plotly_specs(at)[-1]["data"][0]["node"]
+    assert len(nodes["label"]) >= 2 and json.dumps(nodes).count("2020") >= 1
+
+
+def test_lineage_of_a_single_year_corpus_says_why_there_is_none(root, monkeypatch):
+    at = run(root, monkeypatch, LINEAGE, corpus="oneyear")
+    assert "one year" in texts(at.info)
+
+
+def test_switching_to_the_reference_itself_picks_another_reference(root, monkeypatch):
+    at = run(root, monkeypatch, COMPARE, corpus="early", ref="early")
+    assert not at.warning and at.selectbox(key="compare_ref").value != "early"
