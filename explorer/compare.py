@@ -19,7 +19,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from explorer import figures
 from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
 from pipeline import compare as cmp
@@ -258,43 +257,16 @@ def overlay_points(comparison: Comparison, new: Corpus, *, limit: int | None = N
     )
 
 
-def placed_map(ref: Corpus, points: pd.DataFrame, *, new: str, height: int = 560) -> go.Figure:
-    """The reference's papers (faint, coloured by topic) with the new papers on top (``overlay_points``).
+def overlay(points: pd.DataFrame, *, limit: int = 5_000) -> list:
+    """``overlay_points`` as the map component's overlay: far papers as diamonds, the others as
+    dots, titles on hover (at most ``limit``, most novel first: one JSON record each)."""
+    from explorer.mapview import Overlay
 
-    A stand-in for the map component's overlay: one function, so the map can take over.
-    """
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scattergl(
-            x=ref.xy[:, 0], y=ref.xy[:, 1], mode="markers", name=esc(ref.name), hoverinfo="skip",
-            marker=dict(size=figures.marker_size(ref.n_papers) - 1, color=figures.colour_codes(ref.papers["topic"].to_numpy()),
-                        colorscale=figures._discrete_scale(), cmin=0, cmax=len(figures.PALETTE) + 1, opacity=0.22),
-        )
-    )  # fmt: skip
-    for far, name in ((False, f"{new}: close to earlier work"), (True, f"{new}: far from all earlier work")):
-        part = points[points["far"] == far]
-        if part.empty:
-            continue
-        fig.add_trace(
-            go.Scatter(
-                x=part["x"], y=part["y"], mode="markers", name=esc(name), customdata=part["doc_id"],
-                hovertext=[esc(t, 120) for t in part["label"]], hovertemplate="<b>%{hovertext}</b><extra></extra>",
-                marker=dict(size=11 if far else 9, color=part["colour"], symbol="diamond" if far else "circle",
-                            line=dict(width=1.5, color="white")),
-            )
-        )  # fmt: skip
-    topics = ref.topics.sort_values("size", ascending=False, kind="stable").head(18)
-    for _, t in topics.iterrows():
-        fig.add_annotation(
-            x=float(t["x"]), y=float(t["y"]), text=esc(t["label"], 28), showarrow=False,
-            font=dict(size=12, color=INK), bgcolor="rgba(255,255,255,0.7)", bordercolor=topic_colour(int(t["topic"])),
-            borderwidth=1, borderpad=2,
-        )  # fmt: skip
-    fig = _base(fig, height=height, legend=True)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
-    fig.update_layout(legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0), hovermode="closest")
-    return fig
+    return [
+        Overlay(float(r.x), float(r.y), str(r.label), str(r.colour), "diamond" if r.far else "circle",
+                11.0 if r.far else 8.0, named=False)
+        for r in points.head(limit).itertuples()
+    ]  # fmt: skip
 
 
 def matching_sankey(

@@ -343,15 +343,22 @@ def novelty_section(ctx: shell.Context, ref: Corpus, result: Comparison, *, limi
 
 
 def map_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
+    from explorer import mapcomponent, present
+
     points = cview.overlay_points(result, ctx.corpus)
+    shown = cview.overlay(points)
     st.caption(
-        f"{text.plain(ref.name)}'s papers (faint, by topic) and {text.plain(ctx.corpus.name)}'s papers placed on its map "
-        "from their nearest reference papers (nothing is refitted); diamonds lie far from all earlier work."
+        f"{text.plain(ref.name)}'s topic map with {text.plain(ctx.corpus.name)}'s papers placed on it from their "
+        "nearest reference papers (nothing is refitted): pink diamonds lie far from all earlier work, dark dots "
+        "close to it; rest the pointer on one for its title."
+        + (f" The {len(shown):,} most novel of {len(points):,} papers are shown." if len(shown) < len(points) else "")
     )
-    chart(
-        cview.placed_map(ref, points, new=ctx.corpus.name),
-        name=figures.image_name(ctx.corpus.name, "on", ref.name, "map"),
-    )
+    mapcomponent.topic_map(
+        ref, key="compare_map", overlay=shown, view_in_url=False, height=mapcomponent.height(ctx.presenting),
+        scale=present.scale(), select=False, clickable=False,
+        png_name=figures.image_name(ctx.corpus.name, "on", ref.name, "map"),
+        caption=f"{ctx.corpus.name} placed on the topic map of {ref.name}",
+    )  # fmt: skip
 
 
 SECTIONS = {

@@ -215,6 +215,7 @@ class Overlay:
     colour: str = palette.STAR
     shape: str = "star"  # or "circle", "diamond"
     size: float = 13.0
+    named: bool = True  # label drawn beside the point; False: on hover only (many points)
 
 
 @dataclass(frozen=True)
@@ -268,7 +269,15 @@ def map_state(
         "mask": mask.id if mask is not None else None,
         "marks": [{"rows": blob.id, "shape": m.shape, "colour": m.colour, "label": m.label} for blob, m in marks],
         "overlay": [
-            {"x": float(o.x), "y": float(o.y), "label": o.label, "colour": o.colour, "shape": o.shape, "size": o.size}
+            {
+                "x": float(o.x),
+                "y": float(o.y),
+                "label": o.label,
+                "colour": o.colour,
+                "shape": o.shape,
+                "size": o.size,
+                "named": o.named,
+            }
             for o in overlay
             if math.isfinite(o.x) and math.isfinite(o.y)
         ],

@@ -118,6 +118,6 @@ def compare_artifacts(small_artifacts, tmp_path_factory) -> Path:
     for name, part in (("early", early), ("late", [r for r in rows if r not in early])):
         path = root / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in part), encoding="utf-8")
-        build([path], name, root, fast_config())
+        build([path], name, root, fast_config(), encoder=TEST_ENCODER)
     shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), root / "all")
     return root

@@ -346,18 +346,27 @@ def test_stored_comparisons_are_reused_only_for_the_same_two_builds(split_root):
         cmp.compare_builds(split_root, "late", "late")
 
 
-def test_cli_compare_and_build_with_reference(split_root, capsys):
+def test_cli_compare_and_build_with_reference(split_root, capsys, monkeypatch):
+    import functools
+
+    from pipeline import build as build_module
+    from tests.conftest import TEST_ENCODER
+
     assert cli.main(["--artifacts", str(split_root), "compare", "late", "early", "--force"]) == 0
     out = capsys.readouterr().out
     assert "Compared 'late'" in out and "far from all earlier work" in out and "topics that grew" in out
     assert cli.main(["--artifacts", str(split_root), "compare", "late", "nope"]) == 1
     assert "no corpus named 'nope'" in capsys.readouterr().err
-    late, config = split_root / "late.jsonl", split_root / "hashing.toml"
-    config.write_text('[embed]\nbackend = "hashing"\n', encoding="utf-8")
+    monkeypatch.setattr(build_module, "build", functools.partial(build_module.build, encoder=TEST_ENCODER))
+    late = split_root / "late.jsonl"
     code = cli.main(["--artifacts", str(split_root), "build", str(late), "--name", "late", "--reference", "early",
-                     "--config", str(config), "--quiet"])  # fmt: skip
+                     "--quiet"])  # fmt: skip
     assert code == 0
     assert "Up to date: 'late'" in capsys.readouterr().out  # the stored comparison still matches both builds
+    assert cli.main(["--artifacts", str(split_root), "build", str(late), "--name", "late", "--reference", "nope"]) == 1
+    assert "no corpus named 'nope'" in capsys.readouterr().err  # refused before building
+    assert cli.main(["--artifacts", str(split_root), "build", str(late), "--name", "late", "--reference", "late"]) == 1
+    assert "compared with itself" in capsys.readouterr().err
 
 
 def test_vote_topics_takes_the_majority_and_breaks_ties_by_similarity_then_id():

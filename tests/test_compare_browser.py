@@ -66,19 +66,23 @@ def test_the_overview_then_a_section_then_the_closest_prior_work(tab, root, outp
 
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_every_section_draws_and_reopens_from_its_link(tab, output_dir, view):
+def test_every_section_draws_and_reopens_from_its_link(tab, root, output_dir, view):
     tab.open(f"/compare?corpus=late&ref=early&show={view}")
     ready(tab, "Compare with")
     deadline = time.time() + 60
-    while not tab.page.locator('[data-testid="stPlotlyChart"] .main-svg').count() and view != "terms":
+    drawn = ".stage canvas" if view == "map" else '[data-testid="stPlotlyChart"] .main-svg'
+    while not tab.page.locator(drawn).count() and view != "terms":
         assert time.time() < deadline, "no chart drawn"
         time.sleep(0.25)
     tab.settle()
     assert tab.params()["show"] == [view]  # the link reopened this section
     if view == "matching":
         assert tab.page.locator(".sankey-node").count() >= 2
-    if view == "map":
-        assert tab.page.locator('[data-testid="stPlotlyChart"] .scatterlayer .trace').count() >= 1
+    if view == "map":  # the reference's map with the new corpus's papers on top
+        late = len(cmp.load_side(root, "late").doc_ids)
+        assert (
+            tab.page.evaluate("() => window.__atlasMaps.filter(m => m.el.isConnected)[0].opts.overlay.length") == late
+        )
     tab.shot(output_dir, f"compare-{view}", full=True)
 
 

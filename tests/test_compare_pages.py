@@ -17,7 +17,7 @@ import pytest
 from explorer import tours
 from pipeline import artifacts, schema
 from pipeline import compare as cmp
-from tests.test_pages import link_params, main_links, plotly_specs, qp, run, texts, unescape
+from tests.test_pages import link_params, main_links, map_data, plotly_specs, qp, run, texts, unescape
 
 COMPARE = "pages/compare.py"
 LINEAGE = "pages/lineage.py"
@@ -68,7 +68,7 @@ def test_the_reference_defaults_to_earlier_work_and_a_bad_one_is_named(root, mon
         ("matching", "matches"),
         ("terms", "Log-odds ratios"),
         ("novelty", "conformal p-value"),
-        ("map", "placed on its map"),
+        ("map", "placed on it from their"),
     ],
 )
 def test_every_section_opens_from_its_url(root, monkeypatch, view, expect):
@@ -76,16 +76,21 @@ def test_every_section_opens_from_its_url(root, monkeypatch, view, expect):
     assert at.segmented_control(key="compare_view").value == view
     assert expect in unescape(texts(at.caption))
     specs = plotly_specs(at)
-    assert specs or view == "terms"  # terms may have nothing clear on a tiny corpus (then a note says so)
+    assert specs or view in ("terms", "map")  # terms may have nothing clear on a tiny corpus (then a note says so)
     if view == "matching":
         assert specs[0]["data"][0]["type"] == "sankey"
         assert len(at.dataframe) == 2  # the topics of each corpus, with their status
         table = at.dataframe[0].value
         assert {"status", "partners", "keywords", "partner_keywords"} <= set(table.columns)
         assert table["partner_keywords"].str.len().gt(0).all()  # top terms side by side
-    if view == "map":
-        kinds = [t["type"] for t in specs[0]["data"]]
-        assert kinds[0] == "scattergl" and "scatter" in kinds[1:]
+    if view == "map":  # the reference's map (the map component), the new corpus's papers on top
+        state, blobs = map_data(at)
+        header, _ = blobs[state["points"]]
+        late = pd.read_parquet(artifacts.corpus_path(root, "late") / schema.PAPERS)
+        early = pd.read_parquet(artifacts.corpus_path(root, "early") / schema.PAPERS)
+        assert header["n"] == len(early) and len(state["overlay"]) == len(late)
+        assert {o["shape"] for o in state["overlay"]} <= {"diamond", "circle"}
+        assert set(late["title"]) >= {o["label"] for o in state["overlay"]}  # titles, on hover
 
 
 def test_closest_prior_work_links_to_the_reference_papers_page(root, monkeypatch):

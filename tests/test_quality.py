@@ -341,8 +341,8 @@ _EMULATED_BUILD = """
 import dataclasses, sys
 from pathlib import Path
 from pipeline.build import build
-from tests.conftest import SMALL_CORPUS, fast_config
-build([SMALL_CORPUS], "small", Path(sys.argv[1]), fast_config(method="graph"))
+from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
+build([SMALL_CORPUS], "small", Path(sys.argv[1]), fast_config(method="graph"), encoder=TEST_ENCODER)
 """
 
 
@@ -356,7 +356,7 @@ def test_another_processor_builds_the_same_topics_keywords_and_labels(tmp_path):
 
     from pipeline.build import build
 
-    build([SMALL_CORPUS], "small", tmp_path / "here", fast_config(method="graph"))
+    build([SMALL_CORPUS], "small", tmp_path / "here", fast_config(method="graph"), encoder=TEST_ENCODER)
     env = os.environ | {"NUMBA_CPU_NAME": "generic", "NPY_DISABLE_CPU_FEATURES": "AVX512_SPR AVX512_ICL X86_V4"}
     root = Path(__file__).resolve().parent.parent
     subprocess.run(

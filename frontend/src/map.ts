@@ -645,7 +645,7 @@ export class AtlasMap {
     const s = o.scale;
     const reqs: LabelRequest[] = [];
     for (const p of o.overlay) {
-      if (!p.label) continue;
+      if (!p.label || p.named === false) continue;
       const [px, py] = this.project(p.x, p.y);
       reqs.push({ key: "o:" + p.label, text: p.label, x: px + (p.size ?? 13) * s * 0.6, y: py, size: 14 * s, bold: true, colour: "#1f2328",
         kind: "overlay", wrap: 0, boxed: true, side: "right" });

@@ -46,6 +46,7 @@ export interface OverlayPoint {
   colour: string;
   shape: "star" | "circle" | "diamond";
   size?: number; // CSS pixels (before the scale)
+  named?: boolean; // its label is drawn beside it (default); false: shown on hover only (many points)
 }
 
 /** A view: centre in map units and zoom relative to the whole map (1 = everything fits). */
