@@ -15,14 +15,17 @@ import numpy as np
 
 from pipeline.place import nearest
 
-#: Rows of queries scored against a corpus at once (a 1,024 x 20,000 float32 block is 80 MB).
+#: Rows of queries scored against a corpus at once (a 1,024 x 20,000 float32 block is 80 MB), and
+#: the most similarities one block holds (fewer rows against a large corpus: 200 MB at most).
 CHUNK = 1024
+BLOCK_CELLS = 50_000_000
 
 
 def neighbours(
-    queries: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndarray | None = None, chunk: int = CHUNK
+    queries: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndarray | None = None, chunk: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pipeline.place.nearest` in blocks of ``chunk`` queries (bounded memory).
+    """:func:`pipeline.place.nearest` in blocks of ``chunk`` queries (bounded memory; by default
+    ``CHUNK`` rows, fewer against a corpus so large that a block would exceed ``BLOCK_CELLS``).
 
     Returns:
         ``(indices, similarities)`` int64 and float32 ``(m, min(k, n))``, most similar first,
@@ -34,6 +37,7 @@ def neighbours(
     sims = np.zeros((m, width), dtype=np.float32)
     if m == 0 or width == 0:
         return idx, sims
+    chunk = chunk or max(1, min(CHUNK, BLOCK_CELLS // max(1, len(corpus))))
     for start in range(0, m, chunk):
         stop = min(start + chunk, m)
         part_idx, part_sims = nearest(
