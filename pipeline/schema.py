@@ -68,7 +68,7 @@ PAPER_COLUMNS: dict[str, str] = {
     "topic": "canonical BERTopic topic id (-1 only when outliers are kept)",
     "topic_prob": "probability of the paper's topic in its topic distribution",
     "was_outlier": "True when clustering left the paper unassigned and it was placed in its nearest topic",
-    "placed": "True when the paper was added after the topics were fitted and placed into its nearest topic",
+    "placed": "True when the paper was added after the topics were fitted and placed into the topic most of its nearest papers belong to",
     "x": "map position, horizontal",
     "y": "map position, vertical",
 }
