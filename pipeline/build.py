@@ -204,6 +204,7 @@ def build(
     force: bool = False,
     reporter: Reporter | None = None,
     encoder: Encoder | None = None,
+    engine=None,
 ) -> BuildSummary:
     """Build corpus ``name`` from ``inputs`` into ``root/name``.
 
@@ -216,6 +217,8 @@ def build(
         force: rebuild even when the artifacts are up to date.
         reporter: progress output (quiet if None).
         encoder: an embedding encoder to use instead of loading ``config.embed``'s (tests).
+        engine: computes the missing embeddings instead of this process (``pipeline.engines``,
+            e.g. ``RayEngine``); None: the local engine.
 
     Raises:
         PipelineError: unusable input or settings; ArtifactError: another build holds the lock.
@@ -259,8 +262,9 @@ def build(
             return summary
 
         texts = papers["model_text"].tolist()
-        with run.stage("embed", f"Embedding {len(texts):,} papers ({config.embed.backend})") as clock:
-            embedder = _Embedder(config, root, encoder)
+        on = f" on {engine.name}" if engine is not None else ""
+        with run.stage("embed", f"Embedding {len(texts):,} papers ({config.embed.backend}{on})") as clock:
+            embedder = _Embedder(config, root, encoder, engine)
             emb = embedder.embed_papers(texts, reporter)
             summary.embedded, summary.embeddings_cached = emb.computed, emb.cached
             clock.note = f"{emb.computed} computed, {emb.cached} cached"
@@ -296,10 +300,11 @@ def build(
 class _Embedder:
     """Embeds papers and, for KeyBERTInspired/MMR, words; both through the per-text cache."""
 
-    def __init__(self, config: BuildConfig, root: Path, encoder: Encoder | None):
+    def __init__(self, config: BuildConfig, root: Path, encoder: Encoder | None, engine=None):
         self.config = config
         self.cache = artifacts.cache_dir(root)
         self._encoder = encoder
+        self.engine = engine  # papers only: the few words of KeyBERTInspired stay local
 
     def encoder(self) -> Encoder:
         if self._encoder is None:
@@ -310,6 +315,8 @@ class _Embedder:
         return self.config.embed
 
     def embed_papers(self, texts: list[str], reporter: Reporter):
+        if self.engine is not None and self._encoder is None:
+            return self.engine(texts, self.config.embed, self.cache, progress=reporter.counter("embedded", "papers"))
         return embed_texts(
             texts,
             self.config.embed,
