@@ -315,8 +315,9 @@ class _Embedder:
         return self.config.embed
 
     def embed_papers(self, texts: list[str], reporter: Reporter):
-        if self.engine is not None and self._encoder is None:
-            return self.engine(texts, self.config.embed, self.cache, progress=reporter.counter("embedded", "papers"))
+        if self.engine is not None:
+            progress = reporter.counter("embedded", "papers")
+            return self.engine(texts, self.config.embed, self.cache, progress=progress, encoder=self._encoder)
         return embed_texts(
             texts,
             self.config.embed,

@@ -1,13 +1,13 @@
 """The Ray embedding engine: same batches and vectors as the local engine, the same cache, shards.
 
 Ray runs locally with 2 CPUs (``ray.init(num_cpus=2)``); nothing needs a GPU or a network. Most
-tests use the deterministic hashing encoder; one compares the real int8 model on both engines.
+tests give both engines the deterministic hashing encoder (the Ray engine sends it to its workers);
+one compares the real int8 model on both engines.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 
 from pipeline.config import EmbedParams
-from pipeline.embed import EmbeddingStore, OnnxEncoder, embed_texts, model_key, text_hash
+from pipeline.embed import EmbeddingStore, HashingEncoder, OnnxEncoder, embed_texts, text_hash
 from pipeline.engines import ray_engine
 from pipeline.engines.ray_engine import RayEngine, RayParams, plan_batches
 from pipeline.errors import PipelineError
 from tests.conftest import SMALL_CORPUS, fast_config
 
-HASHING = EmbedParams(backend="hashing")
+PARAMS = EmbedParams()
+HASHING = HashingEncoder()  # injected into both engines instead of the real model
 
 
 def _texts() -> list[str]:
@@ -34,25 +35,33 @@ def _texts() -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def test_planned_batches_are_the_local_encoders_batches():
-    """int8 quantises activations per batch: the Ray engine must cut the same batches as the local one."""
+def test_planned_batches_are_the_local_engines_batches(tmp_path):
+    """int8 quantises activations per batch: the Ray engine must cut the batches the local engine cuts.
+
+    Checked through ``embed_texts`` itself (the local engine), with more texts than one checkpoint of
+    the store, so that any change to how the local engine orders or chunks its texts shows here.
+    """
     seen: list[list[str]] = []
 
     class Recording(OnnxEncoder):
+        key = "recording-test"
+
         def __init__(self):  # no model: only the batching is under test
-            self.batch_size, self.dim = 5, 3
+            self.batch_size, self.dim = EmbedParams().batch_size, 3
 
         def _encode_batch(self, texts):
             seen.append(list(texts))
             return np.ones((len(texts), self.dim), dtype=np.float32)
 
-    texts = [("x" * (i * 7 % 23)) + str(i) for i in range(37)] + ["", "same length", "same length"]
-    Recording().encode(texts)
-    planned = [[texts[i] or " " for i in batch] for batch in plan_batches(texts, 5)]
+    texts = [("x" * (i * 7 % 23)) + str(i) for i in range(2500)] + ["", "same length", "same length"]
+    texts += texts[:40]  # repeats are embedded once, at their first appearance
+    embed_texts(texts, EmbedParams(), tmp_path, encoder=Recording())
+    distinct = list(dict.fromkeys(texts))
+    planned = [[distinct[i] or " " for i in batch] for batch in plan_batches(distinct, EmbedParams().batch_size)]
     assert seen == planned
     # One planned batch given to the encoder on its own is encoded as exactly that batch.
     seen.clear()
-    Recording().encode([texts[i] for i in plan_batches(texts, 5)[3]])
+    Recording().encode([distinct[i] for i in plan_batches(distinct, EmbedParams().batch_size)[3]])
     assert seen == [planned[3]]
 
 
@@ -93,13 +102,13 @@ def test_gpu_provider_is_asked_for_when_onnxruntime_has_cuda(monkeypatch):
 
 def test_nothing_missing_starts_no_ray(tmp_path, monkeypatch):
     texts = _texts()[:20]
-    first = embed_texts(texts, HASHING, tmp_path)
+    first = embed_texts(texts, PARAMS, tmp_path, encoder=HASHING)
 
     def no_ray(params):
         raise AssertionError("Ray started although every vector was cached")
 
     monkeypatch.setattr(ray_engine, "ray_session", no_ray)
-    result = RayEngine()(texts, HASHING, tmp_path)
+    result = RayEngine()(texts, PARAMS, tmp_path, encoder=HASHING)
     assert result.computed == 0 and result.cached == 20
     np.testing.assert_array_equal(result.vectors, first.vectors)
 
@@ -115,6 +124,35 @@ def test_shards_hold_whole_planned_batches(tmp_path):
     rows = [row for p in paths for row in pq.read_table(p).to_pylist()]
     assert [r["texts"] for r in rows] == [[texts[i] for i in b] for b in batches]
     assert [r["hashes"] for r in rows] == [[hashes[i] for i in b] for b in batches]
+
+
+def test_nodes_that_cannot_see_the_shards_are_named(monkeypatch):
+    """On a cluster without a shared staging folder the build stops before any work, naming the nodes."""
+    import ray.util.scheduling_strategies as strategies
+
+    class Probe:
+        def options(self, scheduling_strategy):
+            self.node = scheduling_strategy.node_id
+            return self
+
+        def remote(self, path):
+            return ("10.0.0.2", False) if self.node == "b" else ("10.0.0.1", True)
+
+    class FakeRay:
+        def nodes(self):
+            return [{"NodeID": "a", "Alive": True}, {"NodeID": "b", "Alive": True}, {"NodeID": "c", "Alive": False}]
+
+        def remote(self, **options):
+            return lambda fn: Probe()
+
+        def get(self, refs):
+            return refs
+
+    monkeypatch.setattr(
+        strategies, "NodeAffinitySchedulingStrategy", lambda node_id, soft: type("S", (), {"node_id": node_id})
+    )
+    with pytest.raises(PipelineError, match=r"nodes 10\.0\.0\.2 cannot read the staging folder .*--ray-staging"):
+        ray_engine._check_nodes_see(FakeRay(), Path("/staging/run/shard-000000.parquet"))
 
 
 def test_ray_flags_without_the_ray_engine_are_an_error(capsys):
@@ -134,26 +172,31 @@ def test_bad_ray_settings_are_named():
 # --------------------------------------------------------------------------------------------
 
 
-def test_cli_build_starts_and_stops_its_own_local_ray(tmp_path, capsys):
-    """`--engine ray` without an address starts a local Ray, embeds, writes the cache, shuts Ray down."""
+def test_cli_flags_make_the_ray_engine():
+    from pipeline.cli import _engine, make_parser
+
+    args = make_parser().parse_args(["build", "x.csv"])
+    assert _engine(args) is None  # the local engine: Ray is not even imported
+    argv = ["build", "x.csv", "--engine", "ray", "--ray-address", "auto", "--ray-workers", "3"]
+    engine = _engine(make_parser().parse_args([*argv, "--ray-cpus-per-worker", "2", "--ray-staging", "/shared/s"]))
+    assert engine.params == RayParams(address="auto", workers=3, cpus_per_worker=2, staging="/shared/s")
+    with pytest.raises(PipelineError, match="cpus_per_worker must be at least 1"):
+        _engine(make_parser().parse_args([*argv, "--ray-cpus-per-worker", "0"]))
+
+
+def test_build_starts_and_stops_its_own_local_ray(tmp_path):
+    """The ray engine without an address starts a local Ray, embeds, writes the cache, shuts Ray down."""
     import ray
 
-    from pipeline.cli import main
+    from pipeline.build import build
 
     assert not ray.is_initialized()
-    config = tmp_path / "settings.toml"
-    config.write_text('[embed]\nbackend = "hashing"\n[stability]\nruns = 0\n')
     root = tmp_path / "art"
-    argv = ["--artifacts", str(root), "build", str(SMALL_CORPUS), "--name", "s", "--config", str(config)]
-    assert main([*argv, "--engine", "ray", "--ray-workers", "2", "--quiet"]) == 0
-    out = capsys.readouterr().out
-    papers = int(re.search(r"([\d,]+) kept", out).group(1))
-    assert f"embeddings: {papers} computed, 0 from cache" in out and papers > 100
+    engine = RayEngine(RayParams(workers=2, shard_texts=64))
+    first = build([SMALL_CORPUS], "s", root, fast_config(), engine=engine, encoder=HASHING)
+    assert first.embedded == first.papers > 100 and engine.last_run["workers"] == 2
     assert not ray.is_initialized()
     assert not (root / ".cache" / "ray-staging").exists()  # the shards are cleaned up
-    # A later local build finds every vector in the cache.
-    assert main([*argv, "--force", "--quiet"]) == 0
-    assert f"embeddings: 0 computed, {papers} from cache" in capsys.readouterr().out
 
 
 @pytest.fixture(scope="module")
@@ -168,24 +211,24 @@ def local_ray():
 def test_ray_gives_the_local_vectors_and_fills_the_same_cache(local_ray, tmp_path):
     texts = _texts()
     texts = texts + texts[:7] + [""]  # repeated and empty texts, as real inputs have
-    local = embed_texts(texts, HASHING, tmp_path / "local")
+    local = embed_texts(texts, PARAMS, tmp_path / "local", encoder=HASHING)
     cache = tmp_path / "ray"
-    embed_texts(texts[:30], HASHING, cache)  # some are cached already
+    embed_texts(texts[:30], PARAMS, cache, encoder=HASHING)  # some are cached already
     engine = RayEngine(RayParams(shard_texts=32, store_chunk=40))
     seen = []
-    result = engine(texts, HASHING, cache, progress=lambda done, total: seen.append((done, total)))
+    result = engine(texts, PARAMS, cache, progress=lambda done, total: seen.append((done, total)), encoder=HASHING)
     np.testing.assert_array_equal(result.vectors, local.vectors)
     distinct_missing = len(set(texts) - set(texts[:30]))
-    n_batches = -(-distinct_missing // HASHING.batch_size)
+    n_batches = -(-distinct_missing // PARAMS.batch_size)
     assert engine.last_run["workers"] == 2 and engine.last_run["shards"] == -(-n_batches // 2)
     assert result.cached == 30 + sum(t in set(texts[:30]) for t in texts[30:])
     assert result.computed == len(texts) - result.cached
     assert seen[-1] == (distinct_missing, distinct_missing)
-    store = EmbeddingStore(cache / "embeddings", model_key(HASHING))
+    store = EmbeddingStore(cache / "embeddings", HASHING.key)
     found, vectors = store.lookup([text_hash(t) for t in texts])
     assert found.all()
     np.testing.assert_array_equal(vectors, local.vectors)
-    again = embed_texts(texts, HASHING, cache)  # the local engine finds everything
+    again = embed_texts(texts, PARAMS, cache, encoder=HASHING)  # the local engine finds everything
     assert again.computed == 0
 
 
@@ -193,14 +236,15 @@ def test_build_with_the_ray_engine_then_a_local_build_embeds_nothing(local_ray, 
     from pipeline.build import build
 
     root = tmp_path / "art"
-    first = build([SMALL_CORPUS], "small", root, fast_config(), engine=RayEngine(RayParams(shard_texts=40)))
+    engine = RayEngine(RayParams(shard_texts=40))
+    first = build([SMALL_CORPUS], "small", root, fast_config(), engine=engine, encoder=HASHING)
     assert first.embedded == first.papers and first.embeddings_cached == 0
     assert first.stages[1].name == "embed"
-    second = build([SMALL_CORPUS], "small", root, fast_config(), force=True)
+    second = build([SMALL_CORPUS], "small", root, fast_config(), force=True, encoder=HASHING)
     assert second.embedded == 0 and second.embeddings_cached == first.papers
     folder = root / "small"
     shutil.rmtree(root / ".cache" / "embeddings")
-    third = build([SMALL_CORPUS], "small2", root, fast_config())  # recomputed locally: same vectors
+    third = build([SMALL_CORPUS], "small2", root, fast_config(), encoder=HASHING)  # recomputed locally
     a = np.load(folder / "embeddings.npy")
     b = np.load(root / "small2" / "embeddings.npy")
     np.testing.assert_array_equal(a, b)

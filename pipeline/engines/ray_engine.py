@@ -113,15 +113,25 @@ def plan_batches(texts: Sequence[str], batch_size: int) -> list[np.ndarray]:
 
 @dataclass(frozen=True)
 class EncoderFiles:
-    """What an actor needs to build the driver's encoder: settings and, for ONNX, the files' bytes."""
+    """What an actor needs to build the driver's encoder: settings and, for ONNX, the files' bytes;
+    or an encoder given to the engine (tests), sent as it is."""
 
     params: EmbedParams
     onnx: bytes | None = None
     tokenizer: bytes | None = None
+    instance: Encoder | None = None
 
 
-def encoder_files(params: EmbedParams, cache_dir: Path) -> EncoderFiles:
+def encoder_files(params: EmbedParams, cache_dir: Path, encoder: Encoder | None = None) -> EncoderFiles:
     """Make (once, cached) the ONNX export the local engine uses and read it for shipping to workers."""
+    if encoder is not None:
+        import pickle
+
+        try:
+            pickle.dumps(encoder)
+        except Exception as exc:
+            raise PipelineError(f"the Ray engine cannot send a {type(encoder).__name__} to its workers: {exc}") from exc
+        return EncoderFiles(params, instance=encoder)
     if params.backend == "hashing":
         return EncoderFiles(params)
     model_path = resolve_model_path(params.model)
@@ -137,6 +147,8 @@ def encoder_files(params: EmbedParams, cache_dir: Path) -> EncoderFiles:
 
 def load_worker_encoder(files: EncoderFiles, threads: int) -> Encoder:
     """The driver's encoder, rebuilt in a worker with ``threads`` CPU threads."""
+    if files.instance is not None:
+        return files.instance
     params = dataclasses.replace(files.params, threads=threads)
     if params.backend == "hashing":
         return HashingEncoder()
@@ -214,8 +226,9 @@ def ray_session(params: RayParams) -> Iterator[object]:
             package = str(Path(__file__).resolve().parent.parent)
             ray.init(address=address, runtime_env={"py_modules": [package]}, **quiet)
         else:
+            # "local": a new Ray of our own, never a cluster that `ray start` left running here.
             cpus = params.local_cpus or os.cpu_count() or 1
-            ray.init(num_cpus=cpus, object_store_memory=_local_object_store_bytes(), **quiet)
+            ray.init(address="local", num_cpus=cpus, object_store_memory=_local_object_store_bytes(), **quiet)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         raise PipelineError(f"could not start {where}: {exc}") from exc
@@ -308,7 +321,13 @@ class RayEngine:
     last_run: dict = dataclasses.field(default_factory=dict)
 
     def __call__(
-        self, texts: Sequence[str], params: EmbedParams, cache_dir: Path, *, progress: ProgressFn | None = None
+        self,
+        texts: Sequence[str],
+        params: EmbedParams,
+        cache_dir: Path,
+        *,
+        progress: ProgressFn | None = None,
+        encoder: Encoder | None = None,
     ) -> EmbedResult:
         """Vectors for ``texts``: from the cache, the missing ones computed on Ray and added to it.
 
@@ -317,13 +336,15 @@ class RayEngine:
             params: model, backend, max tokens, batch size (threads come from ``cpus_per_worker``).
             cache_dir: ``<artifacts>/.cache``; the store lives in ``cache_dir / "embeddings"``.
             progress: called with ``(done, total)`` over the distinct texts computed.
+            encoder: an encoder to send to the workers instead of building ``params``'s (tests); its
+                ``key`` attribute, if any, names its cache, as in ``embed_texts``.
 
         Raises:
             PipelineError: Ray cannot start or be reached, a node cannot see the staging folder, or
                 the workers returned fewer vectors than asked.
         """
         cache_dir = Path(cache_dir)
-        key = model_key(params)
+        key = getattr(encoder, "key", None) or model_key(params)
         store = EmbeddingStore(cache_dir / "embeddings", key)
         hashes = [text_hash(t) for t in texts]
         found, vectors = store.lookup(hashes)
@@ -341,7 +362,7 @@ class RayEngine:
         todo_texts = [texts[i] for i in todo]
         todo_hashes = [hashes[i] for i in todo]
         batches = plan_batches(todo_texts, params.batch_size)
-        files = encoder_files(params, cache_dir)  # the export exists before any worker needs it
+        files = encoder_files(params, cache_dir, encoder)  # the export exists before any worker needs it
 
         started = time.perf_counter()
         root = Path(self.params.staging) if self.params.staging else cache_dir / "ray-staging"
