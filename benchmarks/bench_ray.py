@@ -35,6 +35,7 @@ DATA = Path(
 )
 PY = sys.executable
 sys.path.insert(0, str(ROOT))
+from benchmarks.markdown_block import write_block  # noqa: E402
 
 RUN = textwrap.dedent(
     """
@@ -189,15 +190,7 @@ def write_markdown(res: dict) -> None:
         "and only 1.5 KB of vector per paper travels back to the driver (1.5 GB for 1M), which the driver writes "
         "into the cache in chunks of 50,000. Not measured on a cluster or on a GPU: no such machine was available.",
     ]
-    block = "\n".join(lines)
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text(encoding="utf-8")
-    start, end = "<!-- bench-ray:start -->", "<!-- bench-ray:end -->"
-    if start in text:
-        text = text.split(start)[0] + start + "\n" + block + "\n" + end + text.split(end, 1)[1]
-    else:
-        text += f"\n## Ray engine\n\n{start}\n{block}\n{end}\n"
-    path.write_text(text, encoding="utf-8")
+    write_block("bench-ray", "Ray engine", "\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -50,6 +50,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.markdown_block import write_block  # noqa: E402
+
 # The shared data sit beside the checkout (or beside the folder of worktrees); SHARED_DATA overrides.
 DATA = Path(
     os.environ.get("SHARED_DATA")
@@ -355,15 +357,7 @@ def write_markdown(report: dict) -> None:
         "2 GB on disk for both). The cache they come with holds synthetic vectors: never copy it into a real "
         "artifacts folder.",
     ]
-    block = "\n".join(lines)
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text(encoding="utf-8")
-    start, end = "<!-- bench-corpora:start -->", "<!-- bench-corpora:end -->"
-    if start in text:
-        text = text.split(start)[0] + start + "\n" + block + "\n" + end + text.split(end, 1)[1]
-    else:
-        text += f"\n## Benchmark corpora (100,000 and 1,000,000 papers)\n\n{start}\n{block}\n{end}\n"
-    path.write_text(text, encoding="utf-8")
+    write_block("bench-corpora", "Benchmark corpora (100,000 and 1,000,000 papers)", "\n".join(lines))
 
 
 def main() -> None:
