@@ -8,6 +8,7 @@ one compares the real int8 model on both engines.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -263,3 +264,26 @@ def test_real_int8_model_gives_the_same_vectors_on_ray_and_locally(local_ray, tm
     assert np.abs(result.vectors - local.vectors).max() <= 1e-6
     cosine = np.sum(result.vectors * local.vectors, axis=1)
     assert cosine.min() >= 0.99999
+
+
+class PoisonedEncoder(HashingEncoder):
+    """Fails on one text, as a worker running out of memory or meeting a bad input would."""
+
+    def encode(self, texts, progress=None):
+        if any("POISON" in t for t in texts):
+            raise RuntimeError("poisoned batch")
+        return super().encode(texts, progress)
+
+
+def test_a_failing_worker_is_reported_and_what_came_back_is_kept(local_ray, tmp_path):
+    texts = _texts()[:120]
+    texts.append("POISON " + "x" * 5000)  # the longest text: in the last shard of the plan
+    engine = RayEngine(RayParams(shard_texts=16, store_chunk=10_000))
+    with pytest.raises(PipelineError, match=r"a Ray worker failed after ([\d,]+) of 121 texts") as failure:
+        engine(texts, PARAMS, tmp_path, encoder=PoisonedEncoder())
+    done = int(re.search(r"after ([\d,]+) of", str(failure.value)).group(1).replace(",", ""))
+    store = EmbeddingStore(tmp_path / "embeddings", HASHING.key)
+    found, _ = store.lookup([text_hash(t) for t in texts])
+    assert found.sum() == done and not found[-1]  # flushed to the cache although below one chunk
+    again = embed_texts(texts[:-1], PARAMS, tmp_path, encoder=HASHING)
+    assert again.computed == 120 - done

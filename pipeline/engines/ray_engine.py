@@ -390,6 +390,7 @@ class RayEngine:
         """Stream the shards through the actor pool; fill ``vectors`` and the store as results arrive."""
         import ray
         import ray.data
+        import ray.exceptions
 
         logging.getLogger("ray.data").setLevel(logging.ERROR)  # our progress line replaces Ray Data's
         ctx = ray.data.DataContext.get_current()
@@ -425,23 +426,33 @@ class RayEngine:
                 store.add([todo_hashes[p] for p in pos], vectors[todo[pos]])
             pending, pending_n = [], 0
 
-        for table in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
-            column = table.column("vector").combine_chunks()
-            dim = column.type.list_size
-            block = column.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
-            returned = np.array(table.column("hash").to_pylist(), dtype="S16")
-            pos = by_key[np.searchsorted(sorted_keys, returned)]
-            if vectors is None:
-                vectors = np.zeros((n_texts, dim), dtype=np.float32)
-            vectors[todo[pos]] = block
-            got[pos] = True
-            done += len(pos)
-            pending.append(pos)
-            pending_n += len(pos)
-            if pending_n >= self.params.store_chunk:
-                flush()
-            if progress:
-                progress(done, len(todo))
+        try:
+            for table in dataset.iter_batches(batch_size=None, batch_format="pyarrow"):
+                column = table.column("vector").combine_chunks()
+                dim = column.type.list_size
+                block = column.flatten().to_numpy(zero_copy_only=False).reshape(-1, dim)
+                returned = np.array(table.column("hash").to_pylist(), dtype="S16")
+                pos = by_key[np.searchsorted(sorted_keys, returned)]
+                if vectors is None:
+                    vectors = np.zeros((n_texts, dim), dtype=np.float32)
+                vectors[todo[pos]] = block
+                got[pos] = True
+                done += len(pos)
+                pending.append(pos)
+                pending_n += len(pos)
+                if pending_n >= self.params.store_chunk:
+                    flush()
+                if progress:
+                    progress(done, len(todo))
+        except ray.exceptions.RayError as exc:
+            flush()  # what came back is kept: the next run embeds only the rest
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise PipelineError(
+                f"a Ray worker failed after {done:,} of {len(todo):,} texts (those are cached): {first_line}"
+            ) from exc
+        except BaseException:
+            flush()
+            raise
         flush()
         if not got.all():
             raise PipelineError(f"the Ray workers returned {int(got.sum()):,} of {len(todo):,} vectors.")
