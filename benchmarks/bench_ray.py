@@ -114,6 +114,7 @@ def main() -> None:
     params = EmbedParams()
     export_onnx(resolve_model_path(params.model), onnx_model_path(params, models_cache).parent, quantize=True)
     runs: dict[str, list[dict]] = {"local": [], "ray": []}
+    load_before = os.getloadavg()[0]
     for r in range(args.repeats):
         for engine in ("local", "ray") if r % 2 == 0 else ("ray", "local"):
             print(f"{engine}, run {r + 1} ...", flush=True)
@@ -132,6 +133,8 @@ def main() -> None:
         "repeats": args.repeats,
         "runs": runs,
         "max_abs_diff": diff,
+        # Other work on the machine skews every figure: the load says how quiet it was.
+        "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
     }
     for engine in ("local", "ray"):
         wall = median(engine, "wall_s")
@@ -162,7 +165,9 @@ def write_markdown(res: dict) -> None:
     lines = [
         f"Measured {res['date']} on {res['machine']} with `{res['command']}`: {res['n']:,} NeurIPS abstracts "
         f"embedded into an empty cache by each engine, each run in a fresh process, {res['repeats']} run(s) each "
-        "in alternating order, medians (onnx-int8, 256 tokens, batches of 16).",
+        "in alternating order, medians (onnx-int8, 256 tokens, batches of 16). Load average before / after: "
+        f"{res['load_average'][0]} / {res['load_average'][1]} on {os.cpu_count()} cores"
+        + (" (**the machine was busy: re-measure on a quiet one**)." if max(res["load_average"]) > 1.5 else "."),
         "",
         "| engine | wall s | docs/s end to end | docs/s steady | first vectors back after | overhead s |",
         "|---|---|---|---|---|---|",

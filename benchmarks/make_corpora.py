@@ -308,7 +308,9 @@ def write_markdown(report: dict) -> None:
     """The corpora section of BENCHMARKS.md, between the ``bench-corpora`` markers."""
     lines = [
         f"Made {report['date']} on {report['machine']} with `{report['command']}` in "
-        f"{report['seconds'] / 60:.0f} min (peak memory {report['peak_rss_mb']:,.0f} MB).",
+        f"{report['seconds'] / 60:.0f} min (peak memory {report['peak_rss_mb']:,.0f} MB"
+        + (f"; load average {report['load_average_end']} at the end" if "load_average_end" in report else "")
+        + ").",
         "",
         "| corpus | papers | real | synthetic | vectors prepared | files | seconds (generate / ingest / cache) |",
         "|---|---|---|---|---|---|---|",
@@ -412,6 +414,7 @@ def main() -> None:
             )
     report["seconds"] = round(time.perf_counter() - started, 1)
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    report["load_average_end"] = round(os.getloadavg()[0], 1)  # other work on the machine stretches the times
     (args.out / "corpora.json").write_text(json.dumps(report, indent=2))
     if not args.limit:
         write_markdown(report)
