@@ -60,6 +60,7 @@ lint: setup
 bench: setup
 	$(PY) benchmarks/bench_pipeline.py
 	$(PY) benchmarks/bench_app.py
+	$(PY) benchmarks/bench_ray.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache
