@@ -27,6 +27,7 @@ Usage::
 
     .venv/bin/python benchmarks/make_corpora.py --out /work/cache/bench \\
         --cache-from /work/cache/artifacts/.cache     # copy the real vectors first (else they are embedded)
+    .venv/bin/python benchmarks/make_corpora.py --out /work/cache/bench --verify 1m   # a build embeds nothing?
     .venv/bin/python -m pipeline --artifacts /work/cache/bench/artifacts build \\
         /work/cache/bench/corpus-1m/*.parquet --name bench1m
 """
@@ -304,6 +305,33 @@ def check_vectors(src: Sources, folder: Path, store, sample: int, seed: int) -> 
     }
 
 
+def verify(out: Path, name: str) -> dict:
+    """Ingest a corpus as a build does and look its texts up: a build of it must embed nothing."""
+    import resource
+
+    from pipeline.config import EmbedParams
+    from pipeline.embed import EmbeddingStore, model_key, text_hash
+    from pipeline.ingest import ingest
+
+    started = time.perf_counter()
+    result = ingest(sorted((out / f"corpus-{name}").glob("*.parquet")))
+    seconds_ingest = time.perf_counter() - started
+    peak_ingest = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    papers = result.papers
+    store = EmbeddingStore(out / "artifacts" / ".cache" / "embeddings", model_key(EmbedParams()))
+    found, _ = store.lookup([text_hash(t) for t in papers["model_text"]])
+    skipped = result.report[result.report["action"] == "skipped"]
+    return {
+        "papers": len(papers),
+        "skipped": skipped["reason"].value_counts().to_dict(),
+        "vectors_found": int(found.sum()),
+        "seconds_ingest": round(seconds_ingest, 1),
+        "peak_rss_mb_ingest": round(peak_ingest, 1),
+        "papers_frame_mb": round(papers.memory_usage(deep=True).sum() / 2**20, 1),
+        "peak_rss_mb_with_lookup": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
 def write_markdown(report: dict) -> None:
     """The corpora section of BENCHMARKS.md, between the ``bench-corpora`` markers."""
     lines = [
@@ -353,6 +381,16 @@ def write_markdown(report: dict) -> None:
             "ones (a real corpus of that size would be denser too, by how much is unknown): treat the 1M corpus's "
             "topics as a load test, not as a measure of topic quality."
         )
+    for name, c in report["corpora"].items():
+        v = c.get("build_check")
+        if v:
+            lines.append(
+                f"- {name}, checked with `--verify {name}`: ingesting it as a build does keeps {v['papers']:,} "
+                f"papers (skipped: {v['skipped'] or 'none'}) and finds {v['vectors_found']:,} of their vectors in the "
+                f"cache, so a build embeds {v['papers'] - v['vectors_found']:,}. That ingest took "
+                f"{v['seconds_ingest']:.0f} s and peaked at {v['peak_rss_mb_ingest']:,.0f} MB (the papers table itself: "
+                f"{v['papers_frame_mb']:,.0f} MB), {v['peak_rss_mb_with_lookup']:,.0f} MB with the vectors looked up."
+            )
     lines += [
         "",
         "The corpora and their cache live outside the repository (regenerate them with the command above; about "
@@ -378,9 +416,20 @@ def main() -> None:
     parser.add_argument("--check-sample", type=int, default=200, help="synthetic texts embedded to check vectors")
     parser.add_argument("--limit", type=int, help="cap every size (a quick check of the script)")
     parser.add_argument(
+        "--verify", choices=list(SIZES), help="after a run: check that a build of this corpus embeds nothing"
+    )
+    parser.add_argument(
         "--markdown-only", action="store_true", help="only write BENCHMARKS.md from OUT/corpora.json of a past run"
     )
     args = parser.parse_args()
+    if args.verify:
+        path = args.out / "corpora.json"
+        report = json.loads(path.read_text())
+        report["corpora"][args.verify]["build_check"] = verify(args.out, args.verify)
+        path.write_text(json.dumps(report, indent=2))
+        write_markdown(report)
+        print(json.dumps(report["corpora"][args.verify]["build_check"], indent=2))
+        return
     if args.markdown_only:
         write_markdown(json.loads((args.out / "corpora.json").read_text()))
         return
