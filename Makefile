@@ -80,6 +80,7 @@ bench: setup
 	$(PY) benchmarks/bench_pipeline.py
 	$(PY) benchmarks/bench_app.py
 	$(PY) benchmarks/bench_store.py
+	$(PY) benchmarks/bench_ray.py
 
 # The map component (frontend/): TypeScript checked, bundled with esbuild into frontend/dist/atlas-map.js,
 # which is committed so that `make run` and `make test` need no Node. tests/test_frontend.py fails

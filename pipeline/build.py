@@ -230,6 +230,7 @@ def build(
     force: bool = False,
     reporter: Reporter | None = None,
     encoder: Encoder | None = None,
+    engine=None,
 ) -> BuildSummary:
     """Build corpus ``name`` from ``inputs`` into ``root/name``.
 
@@ -248,6 +249,8 @@ def build(
             attribute (tests' injected encoders), its vectors are stored, fingerprinted and
             recorded under that key; otherwise it stands for the configured model (e.g. the same
             model run elsewhere) and the model's key applies.
+        engine: computes the missing paper embeddings instead of this process (``pipeline.engines``,
+            e.g. ``RayEngine``); None: the local engine.
 
     Raises:
         PipelineError: unusable input or settings; ArtifactError: another build holds the lock.
@@ -294,8 +297,9 @@ def build(
                 return summary
 
             texts = papers["model_text"].tolist()
-            with run.stage("embed", f"Embedding {len(texts):,} papers ({embedding.manifest['backend']})") as clock:
-                embedder = _Embedder(config, root, encoder, embedding.key)
+            on = f" on {engine.name}" if engine is not None else ""
+            with run.stage("embed", f"Embedding {len(texts):,} papers ({embedding.manifest['backend']}{on})") as clock:
+                embedder = _Embedder(config, root, encoder, embedding.key, engine)
                 emb = embedder.embed_papers(texts, reporter)
                 summary.embedded, summary.embeddings_cached = emb.computed, emb.cached
                 clock.note = f"{emb.computed} computed, {emb.cached} cached"
@@ -349,11 +353,12 @@ def build(
 class _Embedder:
     """Embeds papers and, for KeyBERTInspired/MMR, words; both through the per-text store."""
 
-    def __init__(self, config: BuildConfig, root: Path, encoder: Encoder | None, key: str):
+    def __init__(self, config: BuildConfig, root: Path, encoder: Encoder | None, key: str, engine=None):
         self.config = config
         self.cache = artifacts.cache_dir(root)
         self._encoder = encoder
         self.key = key
+        self.engine = engine  # papers only: the few words of KeyBERTInspired stay local
 
     def encoder(self) -> Encoder:
         if self._encoder is None:
@@ -364,6 +369,9 @@ class _Embedder:
         return _LazyEncoder(self) if self._encoder is None else self._encoder
 
     def embed_papers(self, texts: list[str], reporter: Reporter):
+        if self.engine is not None:
+            progress = reporter.counter("embedded", "papers")
+            return self.engine(texts, self.config.embed, self.cache, progress=progress, encoder=self._encoder)
         return embed_texts(
             texts,
             self.config.embed,

@@ -62,7 +62,8 @@ def make_parser() -> argparse.ArgumentParser:
         "  python -m pipeline build data.tsv --name mine --abstract-column summary_text --year-column pub_year\n"
         "  python -m pipeline build papers.csv --name mine --refit     # refit the topics from scratch\n"
         "  python -m pipeline build papers.parquet --name mine --config settings.toml\n"
-        "  python -m pipeline build new.csv --name neurips2024 --reference neurips-1987-2023\n",
+        "  python -m pipeline build new.csv --name neurips2024 --reference neurips-1987-2023\n\n"
+        "  python -m pipeline build big.parquet --name big --engine ray --ray-address HEAD_IP:6379\n",
     )
     b.add_argument("inputs", nargs="*", type=Path, help="input files (default: the bundled NeurIPS 2026 abstracts)")
     b.add_argument(
@@ -103,6 +104,21 @@ def make_parser() -> argparse.ArgumentParser:
     m.add_argument("--topics", type=int, dest="n_topics", help="target number of topics (default adapts)")
     m.add_argument(
         "--keep-outliers", action="store_true", help="keep unclustered papers as topic -1 instead of placing them"
+    )
+    eng = b.add_argument_group("embedding engine (see README: Running on a cluster)")
+    eng.add_argument(
+        "--engine",
+        choices=["local", "ray"],
+        default="local",
+        help="where missing embeddings are computed: this process (default) or a Ray pool of actors",
+    )
+    eng.add_argument(
+        "--ray-address", metavar="ADDR", help="Ray cluster to join (default: $RAY_ADDRESS, else a local Ray)"
+    )
+    eng.add_argument("--ray-workers", type=int, metavar="N", help="actors in the pool (default: fit the cluster)")
+    eng.add_argument("--ray-cpus-per-worker", type=int, metavar="N", help="CPUs and threads per actor (default 1)")
+    eng.add_argument(
+        "--ray-staging", metavar="DIR", help="shared folder for the text shards (default: ARTIFACTS/.cache/ray-staging)"
     )
     stab = m.add_mutually_exclusive_group()
     stab.add_argument(
@@ -290,7 +306,10 @@ def cmd_build(args) -> int:
     reporter = Reporter(quiet=args.quiet, events=args.progress_json)
     before = artifacts.current_build(args.artifacts, name)
     try:
-        summary = build(inputs, name, args.artifacts, config, refit=args.refit, force=args.force, reporter=reporter)
+        summary = build(
+            inputs, name, args.artifacts, config, refit=args.refit, force=args.force, reporter=reporter,
+            engine=_engine(args),
+        )  # fmt: skip
     except KeyboardInterrupt as exc:
         reporter.line("")
         print(interrupted_message(name, before, artifacts.current_build(args.artifacts, name)), file=sys.stderr)
@@ -347,6 +366,29 @@ def _on_sigterm(signum, frame) -> None:
 
 def _interrupt_code(exc: BaseException) -> int:
     return 128 + (signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT)
+
+
+def _engine(args):
+    """The embedding engine the flags ask for; None for the local one (Ray is imported only for ray)."""
+    ray_flags = [
+        f"--ray-{f}"
+        for f in ("address", "workers", "cpus-per-worker", "staging")
+        if getattr(args, f"ray_{f.replace('-', '_')}") is not None
+    ]
+    if args.engine != "ray":
+        if ray_flags:
+            raise PipelineError(f"{', '.join(ray_flags)} only apply with --engine ray.")
+        return None
+    from pipeline.engines.ray_engine import RayEngine, RayParams
+
+    return RayEngine(
+        RayParams(
+            address=args.ray_address,
+            workers=0 if args.ray_workers is None else args.ray_workers,
+            cpus_per_worker=1 if args.ray_cpus_per_worker is None else args.ray_cpus_per_worker,
+            staging=args.ray_staging,
+        )
+    )
 
 
 def _name_from(path: Path) -> str:

@@ -198,7 +198,8 @@ class TorchEncoder(Encoder):
 
         if params.threads:
             torch.set_num_threads(params.threads)
-        self.model = SentenceTransformer(str(model_path), device="cpu")
+        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.model = SentenceTransformer(str(model_path), device=self.device)
         self.model.max_seq_length = params.max_tokens
         self.batch_size = params.batch_size
         self.dim = int(self.model.get_embedding_dimension())
@@ -241,7 +242,9 @@ class OnnxEncoder(Encoder):
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        self.session = _inference_session(ort, onnx_path, options)
+        #: The execution providers in use, best first ("CUDAExecutionProvider" on a worker with a GPU).
+        self.providers = list(self.session.get_providers())
         self.input_names = {i.name for i in self.session.get_inputs()}
         self.batch_size = params.batch_size
         self.dim = int(self.session.get_outputs()[0].shape[-1])
@@ -267,6 +270,23 @@ class OnnxEncoder(Encoder):
             if progress:
                 progress(min(start + self.batch_size, len(texts)), len(texts))
         return out
+
+
+def _inference_session(ort, onnx_path: Path, options):
+    """An onnxruntime session on the GPU when onnxruntime has CUDA and a device is visible, else the CPU.
+
+    The CPU-only ``onnxruntime`` package has no CUDA provider; ``onnxruntime-gpu`` has one, and a
+    worker without a visible device (``CUDA_VISIBLE_DEVICES=""``, as Ray sets for actors that asked
+    for no GPU) falls back to the CPU instead of failing. int8 dynamic quantization runs on the CPU
+    provider only, so a GPU is of use with the fp32 ``onnx`` backend.
+    """
+    cpu = ["CPUExecutionProvider"]
+    if "CUDAExecutionProvider" in ort.get_available_providers() and os.environ.get("CUDA_VISIBLE_DEVICES") != "":
+        try:
+            return ort.InferenceSession(str(onnx_path), options, providers=["CUDAExecutionProvider", *cpu])
+        except Exception:  # no usable device or CUDA libraries: the CPU is always there
+            pass
+    return ort.InferenceSession(str(onnx_path), options, providers=cpu)
 
 
 @contextmanager
