@@ -760,8 +760,9 @@ class EmbedResult:
     model_key: str
 
 
-#: ``embed_texts`` stores what it computed every this many texts, so an interrupted build keeps
-#: the vectors it already has (a multiple of every usual batch size: the batches stay the same).
+#: ``embed_texts`` stores what it computed about every this many texts (rounded down to a whole
+#: number of batches, so the batches, and with int8 the vectors, are those of one uninterrupted
+#: pass, as the Ray engine forms them), so an interrupted build keeps the vectors it already has.
 CHECKPOINT_TEXTS = 2048
 
 
@@ -801,8 +802,9 @@ def embed_texts(
         todo = np.array(list(first.values()), dtype=np.int64)
         todo = todo[_length_order([texts[i] for i in todo])]
         by_hash: dict[bytes, np.ndarray] = {}
-        for start in range(0, len(todo), CHECKPOINT_TEXTS):
-            chunk = todo[start : start + CHECKPOINT_TEXTS]
+        step = max(1, CHECKPOINT_TEXTS // params.batch_size) * params.batch_size
+        for start in range(0, len(todo), step):
+            chunk = todo[start : start + step]
             done = start
 
             def chunk_progress(d: int, _t: int, done=done) -> None:
