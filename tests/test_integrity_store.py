@@ -196,10 +196,22 @@ def test_embed_texts_keeps_what_it_computed_before_an_interrupt(tmp_path, monkey
             return super().encode(texts, progress)
 
     texts = _texts("x", 35)
+    params = pipeline.embed.EmbedParams(batch_size=5)  # checkpoints: whole batches, here every 10 texts
     with pytest.raises(KeyboardInterrupt):
-        embed_texts(texts, pipeline.embed.EmbedParams(), tmp_path, encoder=Failing())
-    again = embed_texts(texts, pipeline.embed.EmbedParams(), tmp_path, encoder=HashingEncoder())
+        embed_texts(texts, params, tmp_path, encoder=Failing())
+    again = embed_texts(texts, params, tmp_path, encoder=HashingEncoder())
     assert again.cached == 20 and again.computed == 15
+    assert calls == [10, 10, 10]
+    steps = []
+    monkeypatch.setattr(pipeline.embed, "CHECKPOINT_TEXTS", 10)
+
+    class Counting(HashingEncoder):
+        def encode(self, texts, progress=None):
+            steps.append(len(texts))
+            return super().encode(texts, progress)
+
+    embed_texts(_texts("y", 35), pipeline.embed.EmbedParams(batch_size=4), tmp_path, encoder=Counting())
+    assert steps == [8, 8, 8, 8, 3]  # 10 rounded down to whole batches of 4
 
 
 # ------------------------------------------------------------------------------------------
