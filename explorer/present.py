@@ -108,8 +108,21 @@ SCROLL_JS = """<script>
   let tries = 0;
   const go = () => {
     const target = document.getElementById(at);
-    if (target) { target.scrollIntoView({block: "start"}); return; }
-    if (++tries < 60) setTimeout(go, 150);
+    if (!target) { if (++tries < 60) setTimeout(go, 150); return; }
+    target.scrollIntoView({block: "start"});
+    // Charts above the section may still be drawing and push it down: keep it in place for a few
+    // seconds, unless the reader scrolls or presses a key meanwhile.
+    let held = 0, moved = false;
+    const stop = () => { moved = true; };
+    for (const kind of ["wheel", "touchstart", "keydown", "mousedown"]) {
+      window.addEventListener(kind, stop, {once: true, passive: true, capture: true});
+    }
+    const hold = () => {
+      if (moved || ++held > 25 || !target.isConnected) return;
+      if (Math.abs(target.getBoundingClientRect().top) > 4) target.scrollIntoView({block: "start"});
+      setTimeout(hold, 200);
+    };
+    setTimeout(hold, 200);
   };
   setTimeout(go, 300);
 })();

@@ -16,7 +16,7 @@ LOCAL = {"pipeline", "explorer", "tests", "pages", "app", "benchmarks"}
 def _pinned() -> set[str]:
     names = set()
     for line in (ROOT / "requirements.txt").read_text().splitlines():
-        match = re.match(r"^([A-Za-z0-9_.-]+)==\S+", line.strip())
+        match = re.match(r"^([A-Za-z0-9_.-]+)(?:\[[^\]]*\])?==\S+", line.strip())  # name[extras]==version
         if match:
             names.add(re.sub(r"[-_.]+", "-", match.group(1)).lower())
     return names
