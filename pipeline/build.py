@@ -58,7 +58,7 @@ from pipeline.represent import REPRESENT_VERSION
 from pipeline.results import FittedModel, TopicResult
 from pipeline.settings import config_from_manifest, result_settings
 from pipeline.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
-from pipeline.stage_cache import StageCache
+from pipeline.stage_cache import StageCache, array_digest
 
 __all__ = ["BACKGROUND_MIN_PAPERS", "BuildSummary", "StageRunner", "build", "fingerprint", "fit_settings_key"]
 
@@ -397,7 +397,7 @@ class _LazyEncoder(Encoder):
 
 def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_knn=None) -> tuple[Projection, bool]:
     """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists."""
-    digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
+    digest = array_digest(embeddings)
     digest.update(json.dumps(asdict(config.umap), sort_keys=True).encode())
     digest.update(f"{REDUCE_VERSION}-{uses_projection(config.cluster)}".encode())
     cache = StageCache(artifacts.cache_dir(root))
