@@ -74,6 +74,25 @@ AUTO_GRAPH_MIN = 500
 MICRO_PER_TOPIC = 2.6
 
 
+#: Leiden runs of the graph clustering up to this many papers; larger graphs get fewer
+#: (:func:`default_runs`).
+RUNS_FULL = 20
+RUNS_FULL_UP_TO = 20_000
+RUNS_MIN = 3
+
+
+def default_runs(n: int) -> int:
+    """Leiden runs for ``n`` papers: 20 up to 20,000, then 20 * sqrt(20,000 / n), at least 3.
+
+    Each run is one Leiden pass over a graph of about 15 n edges (8 s at 100,000 papers here), so
+    20 runs would cost minutes at 100,000 papers and most of an hour at a million; 100,000 gets 9,
+    a million 3. What fewer runs cost in seed stability is measured in BENCHMARKS.md ("Scale").
+    """
+    if n <= RUNS_FULL_UP_TO:
+        return RUNS_FULL
+    return max(RUNS_MIN, round(RUNS_FULL * math.sqrt(RUNS_FULL_UP_TO / n)))
+
+
 def uses_projection(params: ClusterParams) -> bool:
     """Whether the clustering needs a UMAP projection (only the HDBSCAN method does)."""
     return params.method == "hdbscan"
@@ -96,7 +115,7 @@ def resolve_params(params: ClusterParams, n: int) -> ResolvedClusterParams:
         method=method,
         seed=int(params.seed),
         resolution=float(params.resolution or 0.0),
-        runs=max(1, int(params.runs)),
+        runs=max(1, int(params.runs or default_runs(n))),
         min_cluster_size=int(mcs),
         min_samples=int(ms),
         selection=params.selection,

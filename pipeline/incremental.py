@@ -106,7 +106,7 @@ def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -
     old = plan.old_papers.set_index("doc_id")
     topic_table = artifacts.read_table(folder, schema.TOPICS)
     t_emb = artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS)
-    old_emb = artifacts.read_array(folder, schema.EMBEDDINGS)
+    old_emb = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)  # only read, in blocks
     distribution = topic_distribution(embeddings, t_emb)
     topic_ids = topic_table["topic"].to_numpy()
     n = len(papers)
@@ -157,6 +157,7 @@ def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -
         stability=manifest.get("stability", {"computed": "off"}),
         reassigned=int(was_outlier.sum()),
         placed_new=plan.n_new,
+        knn=manifest.get("knn"),
     )
 
 
