@@ -78,7 +78,7 @@ def test_an_approximate_build_records_the_graph_and_its_recall(tmp_path):
     manifest = artifacts.read_manifest(summary.folder.resolve() if summary.folder.is_symlink() else summary.folder)
     knn = manifest["knn"]
     assert knn["method"] == "pynndescent" and knn["exact_knn_max"] == 50
-    assert knn["recall_sample"] == min(1000, manifest["counts"]["papers"]) and 0.8 <= knn["recall"] <= 1.0
+    assert knn["recall_sample"] == min(500, manifest["counts"]["papers"]) and 0.8 <= knn["recall"] <= 1.0
     assert "knn_recall" in [s["name"] for s in manifest["stages"]]
     exact = build([_fixture()], "exact", tmp_path, encoder=HashingEncoder())
     manifest = artifacts.read_manifest(exact.folder)
@@ -240,3 +240,16 @@ def test_leiden_runs_adapt_to_the_corpus_size_unless_set():
     assert [default_runs(n) for n in (500, 18_661, 20_000, 100_000, 1_000_000)] == [20, 20, 20, 9, 3]
     assert resolve_params(ClusterParams(), 100_000).runs == 9
     assert resolve_params(ClusterParams(runs=12), 1_000_000).runs == 12
+
+
+def test_a_large_graph_reaches_igraph_through_the_edge_list_reader_unchanged(monkeypatch):
+    import igraph as ig
+
+    from pipeline import cluster
+
+    rng = np.random.default_rng(8)
+    a, b = np.sort(rng.integers(0, 990, 5000)), rng.integers(0, 990, 5000)
+    monkeypatch.setattr(cluster, "EDGE_LIST_MIN", 1000)
+    graph = cluster._igraph(1000, a, b)  # the last ten papers have no edge: still vertices
+    direct = ig.Graph(n=1000, edges=np.column_stack([a, b]))
+    assert graph.vcount() == 1000 and graph.get_edgelist() == direct.get_edgelist()
