@@ -253,3 +253,28 @@ def test_a_large_graph_reaches_igraph_through_the_edge_list_reader_unchanged(mon
     graph = cluster._igraph(1000, a, b)  # the last ten papers have no edge: still vertices
     direct = ig.Graph(n=1000, edges=np.column_stack([a, b]))
     assert graph.vcount() == 1000 and graph.get_edgelist() == direct.get_edgelist()
+
+
+def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_joined_texts(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from pipeline.build import build
+    from pipeline.embed import HashingEncoder
+    from pipeline.represent import ctfidf_words
+    from pipeline.vocab import doc_terms
+
+    lengths = []
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    real = CountVectorizer.transform
+    monkeypatch.setattr(CountVectorizer, "transform", lambda self, docs: lengths.append(len(docs)) or real(self, docs))
+    summary = build([_fixture()], "counts", tmp_path, encoder=HashingEncoder())
+    papers = pd.read_parquet(summary.folder / "papers.parquet").sort_values("row")
+    topics = pd.read_parquet(summary.folder / "topics.parquet")
+    # only representative-document samples were counted as text, never one joined text per topic
+    assert len(topics) not in lengths
+    dt = doc_terms(papers["model_text"].tolist())
+    expected = ctfidf_words(papers["topic"].to_numpy(), dt, top_n=10)
+    for topic, keywords in zip(topics["topic"], topics["keywords"], strict=True):
+        assert list(keywords) == [w for w, _ in expected[int(topic)]]
+    assert len(pd.read_parquet(summary.folder / "hierarchy.parquet")) == len(topics) - 1
