@@ -53,6 +53,8 @@ PY = sys.executable
 
 #: Targets of issue 11 (seconds for everything except embedding, MB of peak memory).
 TARGETS = {"100k": (300, 6 * 1024), "1m": (3600, 20 * 1024)}
+#: A build is stopped when the machine has less memory than this left (MB).
+MIN_AVAILABLE_MB = 1_000
 #: Memory a size needs free before it starts (MB): its target peak, with room.
 NEEDS_MB = {"18k": 3_000, "100k": 6_500, "1m": 20_500}
 
@@ -110,17 +112,25 @@ def run_build(code_root: Path, root: Path, name: str, inputs: list[Path], *extra
     proc = subprocess.Popen(cmd, cwd=code_root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0.0
     watched = psutil.Process(proc.pid)
+    stopped = None
     while proc.poll() is None:
         try:
             rss = watched.memory_info().rss + sum(c.memory_info().rss for c in watched.children(recursive=True))
             peak = max(peak, rss / 2**20)
         except psutil.Error:
             pass
+        if psutil.virtual_memory().available < MIN_AVAILABLE_MB * 2**20 and stopped is None:
+            # The machine is about to run out: stop this build rather than let the kernel kill
+            # another user's process.
+            stopped = f"stopped at {peak:,.0f} MB: the machine had less than {MIN_AVAILABLE_MB} MB left"
+            proc.terminate()
         time.sleep(0.2)
     out, err = proc.communicate()
     wall = time.perf_counter() - start
+    if stopped:
+        return {"error": stopped, "peak_mb": round(peak), "wall_s": round(wall, 1)}
     if proc.returncode != 0:
-        raise SystemExit(f"build failed: {' '.join(cmd)}\n{err[-3000:]}")
+        return {"error": f"build failed (exit {proc.returncode}): {err[-1500:]}", "peak_mb": round(peak)}
     manifest = json.loads((root / name / "manifest.json").read_text())
     stages = {s["name"]: round(s["seconds"], 1) for s in manifest["stages"]}
     return {
@@ -243,6 +253,7 @@ def main() -> None:
     parser.add_argument("--app", nargs="*", default=None, help="sizes whose app is checked (default: the largest)")
     parser.add_argument("--stability-seeds", type=int, default=3, help="seeds per number of runs (0: skip)")
     parser.add_argument("--busy-ok", action="store_true", help="run even when memory looks short")
+    parser.add_argument("--merge", action="store_true", help="keep the other sizes' results of the last run")
     args = parser.parse_args()
     import psutil
 
@@ -255,6 +266,12 @@ def main() -> None:
         "command": "python benchmarks/bench_scale.py " + " ".join(sys.argv[1:]),
         "builds": {},
     }
+    if args.merge and result_path.exists():
+        last = json.loads(result_path.read_text())
+        for part in ("builds", "runs", "app"):
+            if part in last:
+                res[part] = {**last[part], **res.get(part, {})}
+        res["command"] = "python benchmarks/bench_scale.py (in parts, --merge)"
     table = sizes()
     for size in args.sizes:
         spec = table[size]
@@ -281,12 +298,15 @@ def main() -> None:
         print(f"{size}: build ...", flush=True)
         res["builds"][size] = run_build(ROOT, spec["root"], spec["name"], spec["inputs"], "--force")
         print(json.dumps(res["builds"][size]), flush=True)
+        result_path.write_text(json.dumps(res, indent=2))
+        if "error" in res["builds"][size]:
+            continue
         if args.stability_seeds and size in ("18k", "100k"):
             runs = [20, 9, 3] if size == "18k" else [9, 3]
             print(f"{size}: seed stability for {runs} runs ...", flush=True)
             res.setdefault("runs", {})[size] = cluster_runs(spec["root"], spec["name"], runs, args.stability_seeds)
         result_path.write_text(json.dumps(res, indent=2))
-    built = [s for s in args.sizes if s in res["builds"]]
+    built = [s for s in args.sizes if s in res["builds"] and "error" not in res["builds"][s]]
     for size in args.app if args.app is not None else built[-1:]:
         if size in res["builds"]:
             print(f"{size}: app ...", flush=True)
@@ -326,6 +346,9 @@ def markdown(res: dict) -> str:
         if key not in b:
             continue
         r = b[key]
+        if "error" in r:
+            lines.append(f"| {label} | - | - | {r.get('peak_mb', 0):,} | - | - | - | {r['error'][:300]} |")
+            continue
         knn = r.get("knn") or {}
         graph = (
             "exact"
@@ -338,6 +361,7 @@ def markdown(res: dict) -> str:
             f"{graph} | {stages} |"
         )
     lines += ["", "| target | measured | verdict |", "|---|---|---|"]
+    b = {k: v for k, v in b.items() if "error" not in v}
     if "18k" in b and "18k-before" in b:
         before, after = b["18k-before"], b["18k"]
         lines.append(
