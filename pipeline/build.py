@@ -316,7 +316,7 @@ def build(
                 with run.stage("place", f"Placing {plan.n_new:,} new papers into the existing topics"):
                     topics = incremental.place(plan, papers, embeddings)
                 with run.stage("trends", "Recomputing trends"):
-                    topics = incremental.with_trends(topics, papers, plan.previous.config)
+                    topics = incremental.with_trends(topics, papers, plan)
             else:
                 topics = _fit_full(papers, texts, embeddings, config, root, embedder, run)
             with run.stage("write", "Writing artifacts"):

@@ -278,3 +278,47 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
     for topic, keywords in zip(topics["topic"], topics["keywords"], strict=True):
         assert list(keywords) == [w for w, _ in expected[int(topic)]]
     assert len(pd.read_parquet(summary.folder / "hierarchy.parquet")) == len(topics) - 1
+
+
+def test_adding_papers_adds_their_counts_to_the_stored_ones_without_recounting(tmp_path, monkeypatch):
+    import pandas as pd
+
+    from pipeline import artifacts, schema
+    from pipeline import vocab as vocab_module
+    from pipeline.build import build
+    from pipeline.embed import HashingEncoder
+    from pipeline.vocab import make_vectorizer
+
+    lines = _fixture().read_text(encoding="utf-8").splitlines(keepends=True)
+    first, extra = tmp_path / "first.jsonl", tmp_path / "extra.jsonl"
+    first.write_text("".join(lines[:110]), encoding="utf-8")
+    extra.write_text("".join(lines[110:]), encoding="utf-8")
+    root = tmp_path / "art"
+    build([first], "c", root, encoder=HashingEncoder())
+    old_terms = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.TERMS)
+    counted = []
+    real = vocab_module.doc_terms
+    monkeypatch.setattr(vocab_module, "doc_terms", lambda texts, **k: counted.append(len(texts)) or real(texts, **k))
+    summary = build([first, extra], "c", root, encoder=HashingEncoder())
+    assert summary.mode == "incremental" and counted == []  # the corpus was not counted again
+    folder = artifacts.corpus_path(root, "c")
+    papers = pd.read_parquet(folder / schema.PAPERS).sort_values("row")
+    terms = pd.read_parquet(folder / schema.TERMS)
+    keyword_years = pd.read_parquet(folder / schema.KEYWORD_YEARS)
+    vocabulary = sorted(old_terms["term"].astype(str))
+    assert sorted(terms["term"].astype(str)) == vocabulary  # the fitted vocabulary is kept
+    presence = make_vectorizer(vocabulary={t: i for i, t in enumerate(vocabulary)}).transform(
+        papers["model_text"].tolist()
+    )
+    presence.data[:] = 1
+    expected = dict(zip(vocabulary, np.asarray(presence.sum(axis=0)).ravel().tolist(), strict=True))
+    assert dict(zip(terms["term"].astype(str), terms["df"].tolist(), strict=True)) == expected
+    assert (terms["share"] == terms["df"] / len(papers)).all()
+    years = papers["year"].to_numpy()
+    some = [t for t in vocabulary if expected[t] >= 3][:25]
+    for term in some:
+        col = vocabulary.index(term)
+        used = np.asarray(presence[:, col].todense()).ravel() > 0
+        want = pd.Series(years[used]).value_counts().sort_index()
+        got = keyword_years[keyword_years["term"].astype(str) == term].set_index("year")["df"].sort_index()
+        assert got.to_dict() == {int(k): int(v) for k, v in want.items()}, term
