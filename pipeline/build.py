@@ -53,12 +53,12 @@ from pipeline.embed import (
 )
 from pipeline.errors import PipelineError
 from pipeline.progress import Reporter, StageClock, StageRecord, format_seconds
-from pipeline.reduce import REDUCE_VERSION, Projection, reduce, shared_knn
+from pipeline.reduce import RECALL_SAMPLE, REDUCE_VERSION, Projection, is_exact, knn_recall, reduce, shared_knn
 from pipeline.represent import REPRESENT_VERSION
 from pipeline.results import FittedModel, TopicResult
 from pipeline.settings import config_from_manifest, result_settings
 from pipeline.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
-from pipeline.stage_cache import StageCache
+from pipeline.stage_cache import StageCache, array_digest
 
 __all__ = ["BACKGROUND_MIN_PAPERS", "BuildSummary", "StageRunner", "build", "fingerprint", "fit_settings_key"]
 
@@ -303,19 +303,22 @@ def build(
                 emb = embedder.embed_papers(texts, reporter)
                 summary.embedded, summary.embeddings_cached = emb.computed, emb.cached
                 clock.note = f"{emb.computed} computed, {emb.cached} cached"
-            embeddings = emb.vectors
+            folder = artifacts.new_build_dir(root, name)
+            # The vectors go into the build's embeddings.npy now; every later stage reads them
+            # from there, memory-mapped (the page cache holds them, not the build's heap).
+            embeddings = writer.save_embeddings(folder, emb.vectors)
+            del emb
 
             fit_key = fit_settings_key(config, embedding.key)
             plan = None if refit else incremental.plan(previous, papers, fit_key)
-            folder = artifacts.new_build_dir(root, name)
             if plan is not None:
                 summary.mode = "incremental"
                 with run.stage("place", f"Placing {plan.n_new:,} new papers into the existing topics"):
                     topics = incremental.place(plan, papers, embeddings)
                 with run.stage("trends", "Recomputing trends"):
-                    topics = incremental.with_trends(topics, papers, plan.previous.config)
+                    topics = incremental.with_trends(topics, papers, plan)
             else:
-                topics = _fit_full(papers, embeddings, config, root, embedder, run)
+                topics = _fit_full(papers, texts, embeddings, config, root, embedder, run)
             with run.stage("write", "Writing artifacts"):
                 writer.write_tables(folder, topics, papers, embeddings, result.report)
             summary.topics = len(topics.topic_table)
@@ -397,7 +400,7 @@ class _LazyEncoder(Encoder):
 
 def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_knn=None) -> tuple[Projection, bool]:
     """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists."""
-    digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
+    digest = array_digest(embeddings)
     digest.update(json.dumps(asdict(config.umap), sort_keys=True).encode())
     digest.update(f"{REDUCE_VERSION}-{uses_projection(config.cluster)}".encode())
     cache = StageCache(artifacts.cache_dir(root))
@@ -419,15 +422,21 @@ def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_k
     return projection, False
 
 
-def _fit_full(papers, embeddings, config: BuildConfig, root: Path, embedder, run: StageRunner) -> TopicResult:
+def _fit_full(
+    papers, texts: list[str], embeddings, config: BuildConfig, root: Path, embedder, run: StageRunner
+) -> TopicResult:
     job = StabilityJob(embeddings, config, artifacts.cache_dir(root), background_min_papers=BACKGROUND_MIN_PAPERS)
     try:
-        return _fit_full_with(job, papers, embeddings, config, root, embedder, run)
+        return _fit_full_with(job, papers, texts, embeddings, config, root, embedder, run)
     finally:
         job.close()
 
 
-def _fit_full_with(job, papers, embeddings, config: BuildConfig, root, embedder, run: StageRunner) -> TopicResult:
+def _fit_full_with(
+    job, papers, texts: list[str], embeddings, config: BuildConfig, root, embedder, run: StageRunner
+) -> TopicResult:
+    """The full fit; ``texts`` is ``papers["model_text"]`` as one list (made once: a million
+    Python strings are over a gigabyte)."""
     from pipeline.evaluate import topic_stability as evaluate_topic_stability
     from pipeline.represent import fit_topics
     from pipeline.trends import compute_trends
@@ -439,16 +448,19 @@ def _fit_full_with(job, papers, embeddings, config: BuildConfig, root, embedder,
     ) as clock:
         projection, cached = _reduce_cached(embeddings, config, root, on_knn=job.start)
         clock.note = "cached" if cached else ""
+    knn = _knn_info(embeddings, projection, config)
+    if knn["method"] != "exact":
+        with run.stage("knn_recall", f"Checking the approximate kNN graph on {knn['recall_sample']:,} papers") as clock:
+            knn["recall"] = round(knn_recall(embeddings, projection.knn_indices, sample=knn["recall_sample"]), 4)
+            clock.note = f"recall@{knn['k']} {knn['recall']:.3f}"
     with run.stage("cluster", "Clustering") as clock:
         clustering = cluster(projection.cluster, embeddings, config.cluster, knn=projection.knn_indices)
         clock.note = f"{clustering.n_clusters} clusters, {clustering.raw_outlier.mean() if n else 0:.1%} outliers"
     with run.stage("vocabulary", "Counting terms"):
-        dt = doc_terms(
-            papers["model_text"].tolist(), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df
-        )
+        dt = doc_terms(texts, ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
     with run.stage("represent", "Building topic representations (c-TF-IDF, KeyBERTInspired, MMR, hierarchy)"):
         tm = fit_topics(
-            papers["model_text"].tolist(),
+            texts,
             embeddings,
             projection.cluster,
             clustering.labels,
@@ -494,7 +506,25 @@ def _fit_full_with(job, papers, embeddings, config: BuildConfig, root, embedder,
         stability=job.info(list(per_topic.values())) if job.seeds else {"computed": job.mode},
         reassigned=int(clustering.raw_outlier.sum()) if config.cluster.reassign_outliers else 0,
         stability_mean=float(np.mean(list(per_topic.values()))) if per_topic else None,
+        knn=knn,
     )
+
+
+def _knn_info(embeddings, projection: Projection, config: BuildConfig) -> dict:
+    """The manifest's ``knn`` section: how the shared kNN graph was found (and, when approximate,
+    its recall against exact neighbours on a sample, filled in by the build)."""
+    n, width = projection.knn_indices.shape
+    if is_exact(n, config.umap):
+        return {"method": "exact", "k": int(width), "exact_knn_max": config.umap.exact_knn_max}
+    return {
+        "method": "pynndescent",
+        "k": int(width),
+        "exact_knn_max": config.umap.exact_knn_max,
+        "recall_sample": min(RECALL_SAMPLE, n),
+        "recall": None,
+        "recall_measure": "mean over sampled papers of the share of their exact k nearest papers "
+        "(cosine, self included) that the graph lists (pipeline.reduce.knn_recall)",
+    }
 
 
 def _finish_topic_table(table: pd.DataFrame, topics: np.ndarray, xy: np.ndarray, trends, dt) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -74,6 +75,25 @@ AUTO_GRAPH_MIN = 500
 MICRO_PER_TOPIC = 2.6
 
 
+#: Leiden runs of the graph clustering up to this many papers; larger graphs get fewer
+#: (:func:`default_runs`).
+RUNS_FULL = 20
+RUNS_FULL_UP_TO = 20_000
+RUNS_MIN = 3
+
+
+def default_runs(n: int) -> int:
+    """Leiden runs for ``n`` papers: 20 up to 20,000, then 20 * sqrt(20,000 / n), at least 3.
+
+    Each run is one Leiden pass over a graph of about 15 n edges (8 s at 100,000 papers here), so
+    20 runs would cost minutes at 100,000 papers and most of an hour at a million; 100,000 gets 9,
+    a million 3. What fewer runs cost in seed stability is measured in BENCHMARKS.md ("Scale").
+    """
+    if n <= RUNS_FULL_UP_TO:
+        return RUNS_FULL
+    return max(RUNS_MIN, round(RUNS_FULL * math.sqrt(RUNS_FULL_UP_TO / n)))
+
+
 def uses_projection(params: ClusterParams) -> bool:
     """Whether the clustering needs a UMAP projection (only the HDBSCAN method does)."""
     return params.method == "hdbscan"
@@ -96,7 +116,7 @@ def resolve_params(params: ClusterParams, n: int) -> ResolvedClusterParams:
         method=method,
         seed=int(params.seed),
         resolution=float(params.resolution or 0.0),
-        runs=max(1, int(params.runs)),
+        runs=max(1, int(params.runs or default_runs(n))),
         min_cluster_size=int(mcs),
         min_samples=int(ms),
         selection=params.selection,
@@ -150,14 +170,27 @@ def centroids(labels: np.ndarray, embeddings: np.ndarray) -> tuple[np.ndarray, n
     Returns:
         ``(ids, vectors)``: sorted cluster ids (without -1) and float32 ``(len(ids), dim)``.
     """
-    ids = np.array(sorted(set(labels.tolist()) - {-1}), dtype=np.int64)
+    labels = np.asarray(labels)
+    ids, groups = _groups(labels)
+    # Each cluster's rows in row order, as ``embeddings[labels == c]`` gives them (the same mean to
+    # the last bit), without comparing all labels once per cluster.
     vectors = (
-        np.stack([embeddings[labels == c].mean(axis=0) for c in ids])
+        np.stack([np.asarray(embeddings[rows]).mean(axis=0) for rows in groups])
         if len(ids)
         else np.zeros((0, embeddings.shape[1]))
     )
     vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
     return ids, vectors.astype(np.float32)
+
+
+def _groups(labels: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Sorted cluster ids (without -1) and, for each, its rows in increasing order."""
+    order = np.argsort(labels, kind="stable")
+    ids, starts = np.unique(labels[order], return_index=True)
+    bounds = [*starts.tolist(), len(order)]
+    groups = [order[bounds[i] : bounds[i + 1]] for i in range(len(ids))]
+    keep = ids != -1
+    return ids[keep].astype(np.int64), [g for g, k in zip(groups, keep, strict=True) if k]
 
 
 def reassign_outliers(labels: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
@@ -178,8 +211,10 @@ def merge_to(labels: np.ndarray, embeddings: np.ndarray, k: int) -> np.ndarray:
     from sklearn.cluster import AgglomerativeClustering
 
     groups = AgglomerativeClustering(n_clusters=k, metric="cosine", linkage="average").fit_predict(vectors)
-    mapping = dict(zip(ids.tolist(), groups.tolist(), strict=True))
-    return np.array([mapping.get(int(c), -1) for c in labels], dtype=np.int64)
+    lookup = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+    lookup[ids] = groups
+    labels = np.asarray(labels, dtype=np.int64)
+    return np.where(labels >= 0, lookup[np.clip(labels, 0, None)], -1)
 
 
 def smooth(labels: np.ndarray, knn: np.ndarray, k: int) -> np.ndarray:
@@ -204,8 +239,27 @@ def smooth(labels: np.ndarray, knn: np.ndarray, k: int) -> np.ndarray:
     votes = sparse.csr_matrix(
         (np.ones(int(valid.sum())), (rows, votes_for.ravel()[valid])), shape=(n, int(labels.max()) + 1)
     )
-    out = np.asarray(votes.toarray().argmax(axis=1), dtype=np.int64)
+    out = _row_argmax(votes)
     out[labels == -1] = -1
+    return out
+
+
+def _row_argmax(matrix) -> np.ndarray:
+    """Column of each row's largest entry, the smallest column among equal ones (a row without
+    entries: 0), as ``matrix.toarray().argmax(axis=1)`` but without the dense ``(n, columns)``
+    array (1M papers x 435 topics would be 3.5 GB)."""
+    m = matrix.tocsr()
+    m.sum_duplicates()
+    m.sort_indices()
+    out = np.zeros(m.shape[0], dtype=np.int64)
+    rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+    if not len(rows):
+        return out
+    order = np.lexsort((m.indices, -m.data, rows))  # per row: largest first, ties by column
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = rows[order][1:] != rows[order][:-1]
+    best = order[first]
+    out[rows[best]] = m.indices[best]
     return out
 
 
@@ -297,22 +351,63 @@ def snn_edges(knn: np.ndarray, chunk: int = 100_000) -> tuple[np.ndarray, np.nda
     dst = knn[:, 1:].astype(np.int64).ravel()
     keep = (src != dst) & (dst >= 0)
     key = np.unique(np.minimum(src[keep], dst[keep]) * n + np.maximum(src[keep], dst[keep]))
+    del src, dst, keep
     a, b = key // n, key % n
+    del key
+    # Each list sorted once, then one merge of two sorted lists per edge: O(k) an edge instead of
+    # the O(k^2) comparisons of every pair (40 billion at a million papers).
+    rows = np.sort(np.where(knn >= 0, knn, -1).astype(np.int64), axis=1)
     w = np.empty(len(a), dtype=np.float64)
     for s in range(0, len(a), chunk):
-        ra, rb = knn[a[s : s + chunk]], knn[b[s : s + chunk]]
-        w[s : s + chunk] = ((ra[:, :, None] == rb[:, None, :]) & (ra[:, :, None] >= 0)).sum(axis=(1, 2))
+        w[s : s + chunk] = _shared_counts(rows, a[s : s + chunk], b[s : s + chunk])
     return a, b, w
+
+
+def _shared_counts(rows: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """For each pair ``(a[i], b[i])``, how many valid (>= 0) entries rows a and b share; rows sorted."""
+    return _shared_counts_jit()(rows, a, b)
+
+
+_SHARED_COUNTS = None
+
+
+def _shared_counts_jit():
+    global _SHARED_COUNTS
+    if _SHARED_COUNTS is None:
+        import numba
+
+        @numba.njit(cache=True, nogil=True)
+        def shared(rows, a, b):  # pragma: no cover - compiled
+            out = np.empty(len(a), dtype=np.float64)
+            width = rows.shape[1]
+            for e in range(len(a)):
+                ra, rb = rows[a[e]], rows[b[e]]
+                i = j = 0
+                count = 0
+                while i < width and j < width:
+                    x, y = ra[i], rb[j]
+                    if x < y:
+                        i += 1
+                    elif y < x:
+                        j += 1
+                    else:
+                        if x >= 0:
+                            count += 1
+                        i += 1
+                        j += 1
+                out[e] = count
+            return out
+
+        _SHARED_COUNTS = shared
+    return _SHARED_COUNTS
 
 
 class _Graph:
     """An igraph graph of the edges, built once for all Leiden runs."""
 
     def __init__(self, n: int, edges: tuple[np.ndarray, np.ndarray, np.ndarray]):
-        import igraph as ig
-
         self.n = n
-        self.graph = ig.Graph(n=n, edges=np.column_stack(edges[:2]))
+        self.graph = _igraph(n, edges[0], edges[1])
         self.weights = edges[2].tolist()
 
     def leiden(self, resolution: float, seed: int, weights: list[float] | None = None) -> np.ndarray:
@@ -332,6 +427,38 @@ class _Graph:
         finally:
             ig.set_random_number_generator(random)
         return np.asarray(part.membership, dtype=np.int64)
+
+
+#: Graphs with more edges than this are handed to igraph through its C edge-list reader.
+EDGE_LIST_MIN = 200_000
+
+
+def _igraph(n: int, a: np.ndarray, b: np.ndarray):
+    """An undirected igraph graph with ``n`` vertices and edges ``(a[i], b[i])``, in that order.
+
+    igraph's constructor reads edges one Python object at a time (over a minute for the 25 million
+    edges of a million papers); a large graph is written as a text edge list by Arrow and read by
+    igraph's C reader instead, which gives the same graph (same edges, same order) several times
+    faster.
+    """
+    import igraph as ig
+
+    if len(a) < EDGE_LIST_MIN:
+        return ig.Graph(n=n, edges=np.column_stack([a, b]))
+    import tempfile
+
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    with tempfile.TemporaryDirectory(prefix="atlas-graph-") as folder:
+        path = str(Path(folder) / "edges.txt")
+        table = pa.table({"a": np.asarray(a, dtype=np.int64), "b": np.asarray(b, dtype=np.int64)})
+        pa_csv.write_csv(table, path, write_options=pa_csv.WriteOptions(include_header=False, delimiter=" "))
+        del table
+        graph = ig.Graph.Read_Edgelist(path, directed=False)
+    if graph.vcount() < n:  # the reader knows only vertices up to the largest id in an edge
+        graph.add_vertices(n - graph.vcount())
+    return graph
 
 
 def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterParams) -> np.ndarray:

@@ -106,7 +106,7 @@ def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -
     old = plan.old_papers.set_index("doc_id")
     topic_table = artifacts.read_table(folder, schema.TOPICS)
     t_emb = artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS)
-    old_emb = artifacts.read_array(folder, schema.EMBEDDINGS)
+    old_emb = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)  # only read, in blocks
     distribution = topic_distribution(embeddings, t_emb)
     topic_ids = topic_table["topic"].to_numpy()
     n = len(papers)
@@ -157,22 +157,39 @@ def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -
         stability=manifest.get("stability", {"computed": "off"}),
         reassigned=int(was_outlier.sum()),
         placed_new=plan.n_new,
+        knn=manifest.get("knn"),
     )
 
 
-def with_trends(result: TopicResult, papers: pd.DataFrame, config: BuildConfig) -> TopicResult:
-    """``result`` with trends and topic growth recomputed over all papers, with the vocabulary
-    settings the topics were fitted with (``config``: the previous build's)."""
+def with_trends(result: TopicResult, papers: pd.DataFrame, plan: IncrementalPlan) -> TopicResult:
+    """``result`` with trends and topic growth over all papers: the previous build's term counts
+    plus the new papers' own, counted on the fitted vocabulary with the settings the topics were
+    fitted with (nothing is recounted: adding papers to a million costs their own counting)."""
     from dataclasses import replace
 
     from pipeline.represent import growth_per_year
-    from pipeline.trends import compute_trends
-    from pipeline.vocab import doc_terms
+    from pipeline.trends import Trends, add_papers
+    from pipeline.vocab import DocTerms, make_vectorizer
 
-    dt = doc_terms(
-        papers["model_text"].tolist(), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df
+    folder, config = plan.previous.folder, plan.previous.config
+    previous = Trends(
+        artifacts.read_table(folder, schema.TERMS),
+        None,
+        None,
+        artifacts.read_table(folder, schema.KEYWORD_YEARS),
     )
-    trends = compute_trends(papers["year"], result.topics, dt)
+    vocabulary = np.sort(previous.terms["term"].astype(str).to_numpy())
+    new_texts = papers.loc[plan.new_mask, "model_text"].tolist()
+    if len(vocabulary):
+        vectorizer = make_vectorizer(
+            ngram_range=config.represent.ngram_range, vocabulary={t: i for i, t in enumerate(vocabulary.tolist())}
+        )
+        counts = vectorizer.transform(new_texts).astype(np.int32)
+    else:
+        from scipy import sparse
+
+        counts = sparse.csr_matrix((len(new_texts), 0), dtype=np.int32)
+    trends = add_papers(previous, papers["year"], result.topics, plan.new_mask, DocTerms(counts.tocsr(), vocabulary))
     growth = growth_per_year(trends.topic_years) if len(trends.years) >= 2 else {}
     table = result.topic_table.copy()
     table["growth"] = [growth.get(int(t), np.nan) for t in table["topic"]]

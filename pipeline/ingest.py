@@ -416,6 +416,16 @@ class _File:
     info: dict[str, Any]
 
 
+def _precheck(path: Path) -> int:
+    """The size of an input file; InputError at once when it is missing, a folder or empty."""
+    if not path.is_file():
+        read_bytes(path)  # raises the message for a missing file or a folder
+    size = path.stat().st_size
+    if size == 0:
+        raise InputError(f"{path}: is empty (0 bytes); expected abstracts.")
+    return size
+
+
 def _read(path: Path, label: str, params: IngestParams) -> _File:
     raw = read_bytes(path)
     if not raw:
@@ -470,12 +480,19 @@ def ingest(
     names = [p.name for p in paths]
     labels = [str(p) if names.count(p.name) > 1 else p.name for p in paths]
 
-    # Read and parse every file first (fast), so a broken file fails before the slow text cleaning.
-    files = [_read(path, label, params) for path, label in zip(paths, labels, strict=True)]
-    total = sum(len(f.frame) for f in files)
+    # Files that are missing, folders or empty fail before any file is read; then each file is
+    # read, parsed, cleaned and checked in turn, and only its candidate rows are kept, so memory
+    # holds one file's raw bytes and parsed table at a time (a million papers in ten files: about
+    # half the peak of parsing them all first).
+    sizes = [_precheck(path) for path in paths]
     done = 0
-    frames, reports = [], []
-    for k, file in enumerate(files):
+    frames, reports, infos = [], [], []
+    for k, (path, label) in enumerate(zip(paths, labels, strict=True)):
+        file = _read(path, label, params)
+        rows_so_far = done + len(file.frame)
+        # Rows of the files not read yet, estimated from the bytes per row of those read so far.
+        per_byte = rows_so_far / max(1, sum(sizes[: k + 1]))
+        total = rows_so_far + round(per_byte * sum(sizes[k + 1 :]))
         cleaned = []
         for start in range(0, len(file.frame), _CHUNK):
             cleaned += [clean_text(a) for a in file.frame["abstract"].iloc[start : start + _CHUNK]]
@@ -484,16 +501,20 @@ def ingest(
                 progress(done, total)
         cleaned = pd.Series(cleaned, index=file.frame.index, dtype="str")
         usable, row_report = _check_rows(file.frame, cleaned, params)
+        del cleaned
         file.report += row_report
         if usable.notna().sum() == 0:
             raise _no_usable_rows(file.path, file.info["rows_read"], file.report, file.columns)
-        frames.append(file.frame.assign(_clean=usable, _file=k))
+        keep = usable.notna().to_numpy()
+        frames.append(file.frame[keep].assign(_clean=usable[keep], _file=k).reset_index(drop=True))
         reports.append(
             pd.DataFrame(file.report, columns=["source_row", "action", "reason", "detail"]).assign(
                 source_file=file.label, _file=k
             )
         )
-        file.frame = None  # the papers frame holds the rows from here on
+        infos.append(file.info)
+        del file, usable  # the candidate rows hold this file's papers from here on
+    total = done
 
     papers, extra_report = _assemble(pd.concat(frames, ignore_index=True), params)
     report = pd.concat([*reports, extra_report], ignore_index=True)
@@ -501,7 +522,7 @@ def ingest(
     report = report[REPORT_COLUMNS].astype({c: "str" for c in REPORT_COLUMNS if c != "source_row"})
     report["source_row"] = report["source_row"].astype(np.int32)
     kept = papers["source_file"].value_counts()
-    inputs = [InputInfo(**f.info, rows_kept=int(kept.get(f.label, 0))) for f in files]
+    inputs = [InputInfo(**info, rows_kept=int(kept.get(label, 0))) for info, label in zip(infos, labels, strict=True)]
     if progress:
         progress(total, total)
     return IngestResult(papers=papers, report=report, inputs=inputs)
@@ -513,16 +534,30 @@ def _duplicates(frame: pd.DataFrame) -> list[tuple[int, str, int]]:
     Returns:
         (row, "duplicate" or "near_duplicate", row of the first paper with that abstract).
     """
-    abstracts = frame["abstract"]
-    near_key = pd.Series([_near_key(a) for a in abstracts], dtype="str")
-    exact = abstracts.duplicated(keep="first").to_numpy()
-    near = near_key.duplicated(keep="first").to_numpy() & ~exact
-    positions = pd.Series(np.arange(len(frame)))
-    first_exact = positions.groupby(abstracts.to_numpy(), sort=False).transform("first").to_numpy()
-    first_near = positions.groupby(near_key.to_numpy(), sort=False).transform("first").to_numpy()
+    # Groups by codes (pandas' factorize: Arrow's hashing for the text column), and near keys as
+    # 16-byte digests: no Python string per abstract (a million of them would be about 2 GB).
+    exact_codes, _ = pd.factorize(frame["abstract"])
+    near_codes, _ = pd.factorize(
+        np.fromiter((_near_digest(a) for a in frame["abstract"]), dtype="S16", count=len(frame))
+    )
+    first_exact, exact = _first_of(exact_codes)
+    first_near, near = _first_of(near_codes)
+    near &= ~exact
     drops = [(int(i), "duplicate", int(first_exact[i])) for i in np.flatnonzero(exact)]
     drops += [(int(i), "near_duplicate", int(first_near[i])) for i in np.flatnonzero(near)]
     return drops
+
+
+def _first_of(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For group codes per row: the first row of each row's group, and whether a row repeats one."""
+    _, first_index = np.unique(codes, return_index=True)
+    first = first_index[codes]
+    return first, first != np.arange(len(codes))
+
+
+def _near_digest(text: str) -> bytes:
+    """A 16-byte digest of the near-duplicate key (:func:`_near_key`)."""
+    return hashlib.blake2b(_near_key(text).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _unique_ids(ids: np.ndarray, keep: np.ndarray) -> dict[int, tuple[str, int]]:
@@ -551,7 +586,8 @@ def _unique_ids(ids: np.ndarray, keep: np.ndarray) -> dict[int, tuple[str, int]]
 
 def _assemble(frame: pd.DataFrame, params: IngestParams) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Candidate rows of all files -> papers: dedupe, unique ids, titles, model text."""
-    frame = frame[frame["_clean"].notna()].reset_index(drop=True)
+    if frame["_clean"].isna().any():
+        frame = frame[frame["_clean"].notna()].reset_index(drop=True)
     files = frame["source_file"].to_numpy()
     file_order = frame["_file"].to_numpy()
     rows = frame["source_row"].to_numpy()
@@ -561,8 +597,12 @@ def _assemble(frame: pd.DataFrame, params: IngestParams) -> tuple[pd.DataFrame, 
         report.append((files[i], file_order[i], int(rows[i]), action, reason, detail))
 
     sanitised = frame["source_id"].str.replace(_NOT_URL_SAFE, "-", regex=True)
-    hashed = [_hash_id(t, a) for t, a in zip(frame["given_title"].fillna(""), frame["abstract"], strict=True)]
-    ids = sanitised.where(sanitised.str.len() > 0, pd.Series(hashed, dtype="str")).to_numpy(dtype=object)
+    ids = sanitised.to_numpy(dtype=object, na_value="")
+    no_id = np.flatnonzero(sanitised.str.len().fillna(0).to_numpy() == 0)
+    titles_given, abstracts = frame["given_title"], frame["abstract"]
+    for i in no_id:  # only papers without an id of their own get a hashed one
+        title = titles_given.iat[i]
+        ids[i] = _hash_id(title if isinstance(title, str) else "", abstracts.iat[i])
 
     drops = _duplicates(frame) if params.dedupe else []
     keep = np.ones(len(frame), dtype=bool)
@@ -586,7 +626,8 @@ def _assemble(frame: pd.DataFrame, params: IngestParams) -> tuple[pd.DataFrame, 
             f"{what} as doc_id {ids[first]} ({files[first]} row {rows[first]}), which was kept",
         )
 
-    frame = frame[keep].reset_index(drop=True)
+    if not keep.all():  # a copy of every column: only when rows were dropped
+        frame = frame[keep].reset_index(drop=True)
     positions = np.flatnonzero(keep)
     derived = (frame["given_title"].fillna("").str.len() == 0).to_numpy()
     titles = [

@@ -13,6 +13,9 @@ from pipeline.ranking import top_k
 #: Temperature of the softmax that turns paper-topic cosine similarities into a distribution.
 DISTRIBUTION_TEMPERATURE = 0.05
 
+#: Papers whose topic distribution is computed at once.
+DISTRIBUTION_BLOCK = 65_536
+
 
 def topic_distribution(vectors: np.ndarray, topic_embeddings: np.ndarray) -> np.ndarray:
     """Each paper's distribution over topics: softmax of cosine similarity to topic embeddings.
@@ -24,12 +27,18 @@ def topic_distribution(vectors: np.ndarray, topic_embeddings: np.ndarray) -> np.
     Returns:
         float32 ``(n, k)``, rows sum to 1.
     """
-    if topic_embeddings.shape[0] == 0:
-        return np.zeros((len(vectors), 0), dtype=np.float32)
-    sims = np.asarray(vectors, dtype=np.float32) @ np.asarray(topic_embeddings, dtype=np.float32).T
-    z = (sims - sims.max(axis=1, keepdims=True)) / DISTRIBUTION_TEMPERATURE
-    e = np.exp(z)
-    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    topics = np.asarray(topic_embeddings, dtype=np.float32)
+    out = np.zeros((len(vectors), topics.shape[0]), dtype=np.float32)
+    if topics.shape[0] == 0:
+        return out
+    # In blocks of rows: the temporaries of one block, not four (n, k) arrays (7 GB at a million
+    # papers and 435 topics); each row's values are those of the whole-array computation.
+    for start in range(0, len(vectors), DISTRIBUTION_BLOCK):
+        sims = np.asarray(vectors[start : start + DISTRIBUTION_BLOCK], dtype=np.float32) @ topics.T
+        z = (sims - sims.max(axis=1, keepdims=True)) / DISTRIBUTION_TEMPERATURE
+        e = np.exp(z)
+        out[start : start + DISTRIBUTION_BLOCK] = e / e.sum(axis=1, keepdims=True)
+    return out
 
 
 def nearest(vectors: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndarray | None = None):

@@ -69,6 +69,7 @@ class TopicResult:
         reassigned: papers clustering left out that sit in their nearest topic.
         placed_new: papers this build placed into existing topics.
         stability_mean: mean per-topic stability, or None when not measured.
+        knn: how the fit's kNN graph was found (exact, or approximate with its measured recall).
     """
 
     topics: np.ndarray
@@ -91,6 +92,7 @@ class TopicResult:
     reassigned: int
     placed_new: int = 0
     stability_mean: float | None = None
+    knn: dict | None = None
 
     @property
     def outlier_share(self) -> float:

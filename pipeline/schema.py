@@ -30,7 +30,8 @@ BERTOPIC_DIR = "bertopic"
 
 #: Every file (or folder) of a built corpus, with what it holds. Documented in the README.
 FILES: dict[str, str] = {
-    MANIFEST: "schema version, inputs with hashes, parameters, counts, package versions, time and peak memory per stage",
+    MANIFEST: "schema version, inputs with hashes, parameters, counts, how the kNN graph was found (exact, or approximate "
+    "with its measured recall), package versions, time and peak memory per stage",
     PAPERS: "one row per paper, keyed by doc_id: display and cleaned text, metadata, topic, probability, 2-D map position",
     TOPICS: "one row per topic: label, size, share, keywords with c-TF-IDF weights, representative papers, quality",
     TOPIC_TERMS: "per topic its top terms with c-TF-IDF weight and frequencies, for the relevance (lambda) slider",

@@ -8,7 +8,6 @@ the build; an interrupted build stops the background process.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -20,7 +19,7 @@ import numpy as np
 from pipeline.cluster import CLUSTER_VERSION
 from pipeline.config import BuildConfig
 from pipeline.reduce import REDUCE_VERSION
-from pipeline.stage_cache import StageCache
+from pipeline.stage_cache import StageCache, array_digest
 
 #: Corpora at least this large may compute the extra clusterings in a background process
 #: (``StabilityParams.background_min_cpus``); below it, starting a second Python (imports, JIT
@@ -62,7 +61,7 @@ class StabilityJob:
         self.skipped = bool(limit) and len(embeddings) > limit and config.stability.runs > 0
         runs = 0 if self.skipped else max(0, config.stability.runs)
         self.seeds = [config.cluster.seed + i for i in range(1, runs + 1)]
-        digest = hashlib.sha256(np.ascontiguousarray(embeddings).tobytes())
+        digest = array_digest(embeddings)
         for part in (asdict(config.umap), asdict(config.cluster), self.seeds, [REDUCE_VERSION, CLUSTER_VERSION]):
             digest.update(json.dumps(part, sort_keys=True, default=list).encode())
         self.cache = StageCache(cache_dir)

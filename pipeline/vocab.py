@@ -105,22 +105,59 @@ class DocTerms:
         return out
 
 
+#: Above this many papers the vocabulary's candidate terms come from an evenly spaced sample of
+#: this many papers (:func:`doc_terms`); the counts are always exact.
+VOCAB_SAMPLE = 200_000
+#: Papers counted at once against a fixed vocabulary.
+COUNT_CHUNK = 50_000
+
+
 def doc_terms(texts: list[str], *, ngram_range=(1, 2), min_df: int | None = None) -> DocTerms:
     """Count terms in each text (cleaned modelling text).
 
     Terms that fail ``_analyzer_tokens`` (too short, digits only) are dropped; so are terms used
     by more than 60% of papers (they separate nothing) when the corpus has 20 papers or more.
+
+    Up to ``VOCAB_SAMPLE`` papers the vocabulary is every term used by ``min_df`` papers. Beyond,
+    collecting every distinct one- and two-word term of every paper first (scikit-learn's way)
+    would hold tens of millions of strings, most used once; the candidates are instead the terms
+    used by at least two papers of an evenly spaced sample of ``VOCAB_SAMPLE`` papers (at a million
+    papers, a term used by about 1 in 50,000 papers or fewer may be missed), then every paper is
+    counted against them in chunks and ``min_df`` and the 60% limit apply to the exact counts.
     """
     n = len(texts)
-    vec = make_vectorizer(
-        ngram_range=ngram_range,
-        min_df=min(min_df or default_min_df(n), max(n, 1)),
-        max_df=0.6 if n >= 20 else 1.0,
-    )
+    min_df = min(min_df or default_min_df(n), max(n, 1))
+    max_df = 0.6 if n >= 20 else 1.0
+    empty = DocTerms(sparse.csr_matrix((n, 0), dtype=np.int32), np.array([], dtype=object))
+    if n > VOCAB_SAMPLE:
+        return _doc_terms_sampled(texts, ngram_range=ngram_range, min_df=min_df, max_df=max_df) or empty
+    vec = make_vectorizer(ngram_range=ngram_range, min_df=min_df, max_df=max_df)
     try:
         counts = vec.fit_transform(texts)
     except ValueError:  # empty vocabulary (e.g. every word is a stop word)
-        return DocTerms(sparse.csr_matrix((n, 0), dtype=np.int32), np.array([], dtype=object))
+        return empty
     terms = vec.get_feature_names_out()
     keep = np.array([all(_analyzer_tokens(t) for t in term.split()) for term in terms], dtype=bool)
     return DocTerms(counts[:, keep].tocsr(), terms[keep])
+
+
+def _doc_terms_sampled(texts: list[str], *, ngram_range, min_df: int, max_df: float) -> DocTerms | None:
+    """``doc_terms`` for large corpora: candidates from a sample, exact counts in chunks."""
+    n = len(texts)
+    step = n / VOCAB_SAMPLE
+    sample = [texts[int(i * step)] for i in range(VOCAB_SAMPLE)]
+    try:
+        candidates = make_vectorizer(ngram_range=ngram_range, min_df=2).fit(sample).get_feature_names_out()
+    except ValueError:
+        return None
+    del sample
+    candidates = np.array([t for t in candidates if all(_analyzer_tokens(w) for w in t.split())], dtype=object)
+    vec = make_vectorizer(ngram_range=ngram_range, vocabulary={t: i for i, t in enumerate(candidates)})
+    counts = sparse.vstack(
+        [vec.transform(texts[start : start + COUNT_CHUNK]) for start in range(0, n, COUNT_CHUNK)], format="csr"
+    )
+    df = np.bincount(counts.indices, minlength=len(candidates))
+    keep = np.flatnonzero((df >= min_df) & (df <= max_df * n))
+    if not len(keep):
+        return None
+    return DocTerms(counts[:, keep].tocsr().astype(np.int32), candidates[keep])

@@ -40,7 +40,7 @@ def package_versions() -> dict[str, str]:
 def paper_table(papers: pd.DataFrame, result: TopicResult) -> pd.DataFrame:
     """papers.parquet: the ingested papers with their row, topic, probability, flags and position."""
     n = len(papers)
-    out = papers.copy()
+    out = papers.copy(deep=False)  # new columns only: the texts are not copied
     out.insert(1, "row", np.arange(n, dtype=np.int32))
     out["topic"] = np.asarray(result.topics, dtype=np.int32)
     out["topic_prob"] = np.asarray(result.topic_prob, dtype=np.float32)
@@ -73,14 +73,29 @@ def write_tables(
     trends.topic_years.to_parquet(folder / schema.TOPIC_YEARS, index=False)
     trends.keyword_years.to_parquet(folder / schema.KEYWORD_YEARS, index=False)
     ingest_report.to_parquet(folder / schema.INGEST_REPORT, index=False)
+    if not (folder / schema.EMBEDDINGS).exists():  # written already by ``save_embeddings``
+        np.save(folder / schema.EMBEDDINGS, np.asarray(embeddings, dtype=np.float32), allow_pickle=False)
     for file, array in (
-        (schema.EMBEDDINGS, embeddings),
         (schema.TOPIC_EMBEDDINGS, result.topic_embeddings),
         (schema.TOPIC_SIMILARITY, result.similarity),
         (schema.TOPIC_DISTRIBUTION, result.distribution),
     ):
         np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
     result.model.save(folder / schema.BERTOPIC_DIR)
+
+
+def save_embeddings(folder: Path, vectors: np.ndarray) -> np.ndarray:
+    """Write ``embeddings.npy`` into the (unpublished) build folder and return it memory-mapped,
+    read-only: the stages after embedding only read the vectors.
+
+    Args:
+        vectors: float32 ``(n, dim)``; the caller drops its own reference afterwards.
+    """
+    path = folder / schema.EMBEDDINGS
+    np.save(path, np.asarray(vectors, dtype=np.float32), allow_pickle=False)
+    if len(vectors) == 0:  # numpy cannot map an empty file's data
+        return np.load(path, allow_pickle=False)
+    return np.load(path, mmap_mode="r", allow_pickle=False)
 
 
 def manifest(
@@ -121,6 +136,7 @@ def manifest(
         "inputs": inputs,
         "params": json.loads(json.dumps(dataclasses.asdict(config), default=list)),
         "cluster_params": result.cluster_params,
+        "knn": result.knn,
         "stability": result.stability,
         "embedding": {
             **embedding,

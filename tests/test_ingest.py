@@ -602,3 +602,59 @@ def test_abstracts_in_unspaced_scripts_are_not_too_short(tmp_path):
     )
     result = ingest([path])
     assert len(result.papers) == 1 and result.summary()["skipped"] == 0
+
+
+# --- streaming: the same papers and report as reading every file first -----------------------------
+
+#: Digests of ``papers`` and ``report`` (JSON records) as the ingest that parsed every file before
+#: cleaning any (before files were streamed one at a time) gave them for the fixture corpora.
+BEFORE_STREAMING = {
+    "small_corpus": (137, "e18904a9a12839fd", "4f53cda18c2baa0c"),
+    "ijcai_labelled": (1603, "7b960afdbd1f8ee8", "4f53cda18c2baa0c"),
+    "inputs_all": (39, "16ef290ee0fe788f", "ec00f4217ac251c8"),  # duplicates across six formats
+    "small_twice": (140, "66927e3cd4b51112", "5668f9456a747216"),
+    "bundled": (38, "45112a562eeca40c", "4f53cda18c2baa0c"),
+}
+
+
+def _digest(frame: pd.DataFrame) -> str:
+    import hashlib
+
+    return hashlib.sha256(frame.to_json(orient="records", force_ascii=False).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE_STREAMING))
+def test_streamed_ingest_gives_the_papers_and_report_of_reading_all_files_first(case):
+    fixtures = INPUTS.parent
+    paths = {
+        "small_corpus": [fixtures / "small_corpus.jsonl"],
+        "ijcai_labelled": [fixtures / "ijcai_labelled.jsonl.gz"],
+        "inputs_all": sorted(INPUTS.iterdir()),
+        "small_twice": [fixtures / "small_corpus.jsonl", sorted(INPUTS.iterdir())[0]],
+        "bundled": sorted(SEEDS.iterdir()),
+    }[case]
+    result = ingest(paths)
+    assert (len(result.papers), _digest(result.papers), _digest(result.report)) == BEFORE_STREAMING[case]
+
+
+def test_a_missing_later_file_fails_before_any_file_is_cleaned(tmp_path):
+    calls = []
+    with pytest.raises(InputError, match="missing.csv: file not found"):
+        ingest([INPUTS / "papers.csv", tmp_path / "missing.csv"], progress=lambda d, t: calls.append((d, t)))
+    assert calls == []
+    empty = write(tmp_path, "empty.csv", "")
+    with pytest.raises(InputError, match="empty.csv: is empty"):
+        ingest([INPUTS / "papers.csv", empty], progress=lambda d, t: calls.append((d, t)))
+    assert calls == []
+
+
+def test_progress_over_several_files_ends_at_the_rows_read(tmp_path):
+    paths = [
+        write(tmp_path, f"part{k}.csv", csv_of([[f"{k}-{i}", f"T {k} {i}", words(100 * k + i)] for i in range(7)]))
+        for k in range(3)
+    ]
+    calls = []
+    result = ingest(paths, progress=lambda d, t: calls.append((d, t)))
+    assert len(result.papers) == 21
+    assert calls[-1] == (21, 21)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
