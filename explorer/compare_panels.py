@@ -111,7 +111,7 @@ def view_picker() -> str:
     url = st.query_params.get("show")
     url = url if url in VIEWS else None
     st.segmented_control(
-        "Show", list(VIEWS), key="compare_view", format_func=VIEWS.get, label_visibility="collapsed",
+        "Show", list(VIEWS), key="compare_view", format_func=VIEWS.get, label_visibility="collapsed", required=True,
         **state.bind("compare_view", url, default="overview", to_url=lambda v: {"show": None if v in (None, "overview") else v}),
     )  # fmt: skip
     return st.session_state.get("compare_view") or "overview"

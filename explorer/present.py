@@ -353,7 +353,11 @@ def describe(step: Step, corpus: Corpus | None = None) -> str:
         return f"What changed: {new} vs {q.get('ref', 'a reference')} · {view.lower()}"[:160]
     if step.page == "lineage":
         periods = [p for p in q.get("periods", "").split(",") if p]
-        span = f"{periods[0].split('-')[0]}–{periods[-1].split('-')[-1]} in {len(periods)} periods" if periods else ""
+        dashed = [p.replace("-", "–") for p in periods]
+        if len(periods) > 3:
+            span = f"{periods[0].split('-')[0]}–{periods[-1].split('-')[-1]} in {len(periods)} periods"
+        else:
+            span = (" to " if len(periods) == 2 else ", ").join(dashed)
         what = f"roots of {label}" if topic is not None else "the ten largest topics"
         return (f"Topic lineage: {what}" + (f", {span}" if span else "") + (f" · {section}" if section else ""))[:160]
     if step.page in ("topics", "map") and topic is not None:
