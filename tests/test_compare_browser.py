@@ -176,3 +176,23 @@ def test_what_changed_and_lineage_views_join_a_tour(browser, server, output_dir)
         assert not big.errors and not big.dialogs, big.errors + big.dialogs
     finally:
         big.close()
+
+
+def test_the_offline_html_downloaded_from_what_changed_holds_the_comparison(browser, tab, tmp_path, output_dir):
+    from tests.test_export import Offline
+
+    tab.open("/compare?corpus=late&ref=early&show=terms")
+    ready(tab, "Log-odds ratios")
+    with tab.page.expect_download() as download:
+        tab.page.get_by_role("button", name="Offline HTML: corpus and what changed").click()
+    assert download.value.suggested_filename == "late-vs-early.html"
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    offline = Offline(browser, path, "#" + tab.url().split("?", 1)[1])  # the page's own link, after #
+    try:
+        assert offline.page.evaluate("() => window.__atlas.view()") == "compare"
+        assert offline.page.inner_text("#cmp-title") == "What changed: late against early"
+        assert offline.page.evaluate("() => window.__atlas.refMap().debug().drawn") > 0
+        assert "show=terms" in offline.page.evaluate("() => location.hash")
+    finally:
+        offline.close()
