@@ -20,8 +20,6 @@ second view, "What changed", beside the corpus's map and papers.
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +40,6 @@ OVERLAY_MAX = 5_000
 REF_MAP_MAX = 200_000
 #: The reference's titles (for the map's tooltips) travel when they compress to this many bytes.
 REF_TITLES_MAX = 2_000_000
-GZIP_LEVEL = 6
 #: Columns of the reference's papers read for the export.
 REF_COLUMNS = ["doc_id", "row", "title", "year", "url", "topic", "x", "y", "was_outlier", "placed"]
 
@@ -104,7 +101,7 @@ def compare_part(
         note: said under the comparison's title (e.g. that it is of the builds' own topics).
     """
     from pipeline.distinctive import min_support
-    from pipeline.export import _http_url, _text_or_none, _topic_table
+    from pipeline.export import _gzip_json, _http_url, _text_or_none, _topic_table
 
     s = result.summary
     ref_name = str(s["reference"]["name"])
@@ -222,8 +219,3 @@ def _finite(value):
     if isinstance(value, np.integer):
         return int(value)
     return value
-
-
-def _gzip_json(data) -> bytes:
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
-    return gzip.compress(raw, GZIP_LEVEL, mtime=0)

@@ -103,6 +103,27 @@ def test_the_file_holds_the_comparison_the_app_shows(exported, result, root):
     assert sum(data["novelty"]["counts"]) == len(ids)
 
 
+def test_a_large_reference_travels_as_a_sample_without_its_titles(root, result, monkeypatch):
+    from pipeline import export_compare
+    from pipeline.export import data_ids, export_data
+
+    monkeypatch.setattr(export_compare, "REF_MAP_MAX", 20)
+    monkeypatch.setattr(export_compare, "REF_TITLES_MAX", 10)
+    folder = artifacts.corpus_path(root, "late")
+    own = export_data(
+        "late", {}, pd.read_parquet(folder / schema.PAPERS), pd.read_parquet(folder / schema.TOPICS)
+    )  # fmt: skip
+    papers, topics, _ = export_compare.reference_tables(root, "early")
+    part = export_compare.compare_part(result, data_ids(own), papers, topics)
+    header, arrays = mapview.unpack(part.ref_points.data)
+    assert header["n"] == 20 and set(arrays["x"].tolist()) <= set(papers["x"].astype("float32").tolist())
+    assert part.ref_titles is None and part.meta["titles"] is False
+    assert part.meta["map_papers"] == 20 and part.meta["papers"] == len(papers)
+    data = json.loads(gzip.decompress(part.data))
+    assert all(w["t"] for w in data["prior"].values())  # the prior work keeps its titles
+    assert len(header["topics"]) == len(topics)  # every topic keeps its colour and label
+
+
 def test_the_file_stays_self_contained_and_hostile_text_stays_data(exported):
     html = exported.read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]*\ssrc\s*=", html, re.I) and "plotly" not in html.lower()
