@@ -21,6 +21,7 @@ import streamlit as st
 
 from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
+from explorer.palette import FAR, GREW, SAME, SHRANK
 from pipeline import compare as cmp
 from pipeline.compare import CompareError, CompareParams, Comparison, Side
 from pipeline.lineage import Lineage, lineage
@@ -28,8 +29,6 @@ from pipeline.lineage import Lineage, lineage
 #: New papers x reference papers compared in the app at most (about 10 s on 2 cores); beyond it the
 #: comparison is precomputed with ``python -m pipeline compare``.
 MAX_PAIRS = 120_000_000
-GREW, SHRANK, SAME = "#0072B2", "#D55E00", "#8C8C8C"
-FAR = "#CC79A7"
 #: Colours of a new topic's match status (right-hand nodes of the matching chart).
 STATUS_COLOURS = {"matched": "#009E73", "merged": "#56B4E9", "split": "#E69F00", "gone": FAR, "unseen": CONTEXT, "unclear": SAME,
                   "small": CONTEXT}  # fmt: skip

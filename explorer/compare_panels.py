@@ -111,7 +111,7 @@ def view_picker() -> str:
     url = st.query_params.get("show")
     url = url if url in VIEWS else None
     st.segmented_control(
-        "Show", list(VIEWS), key="compare_view", format_func=VIEWS.get, label_visibility="collapsed",
+        "Show", list(VIEWS), key="compare_view", format_func=VIEWS.get, label_visibility="collapsed", required=True,
         **state.bind("compare_view", url, default="overview", to_url=lambda v: {"show": None if v in (None, "overview") else v}),
     )  # fmt: skip
     return st.session_state.get("compare_view") or "overview"
@@ -406,7 +406,7 @@ def lineage_changes(ctx: shell.Context, lin, labels: dict[int, str]) -> None:
     before, after = (state.format_range(p) for p in lin.periods[-2:])
     changes = lin.changes.assign(label=[labels.get(int(t), str(t)) for t in lin.changes["topic"]])
     moved = changes[changes["verdict"] != "no clear change"].sort_values("change", ascending=False)
-    st.subheader(f"Emerging and declining: {after} against {before}", anchor=False)
+    st.subheader(f"Emerging and declining: {after} against {before}", anchor="emerging")
     if moved.empty:
         st.info(f"No topic's share changed beyond chance from {before} to {after}.", icon=":material/info:")
         return
@@ -446,6 +446,18 @@ def focus_picker(ctx: shell.Context, lin, labels: dict[int, str]) -> int | None:
         **state.bind("lineage_topic", url, default=default_focus(lin), to_url=lambda v: {"topic": v}),
     )  # fmt: skip
     return st.session_state["lineage_topic"]
+
+
+def pin_view(periods: list[tuple[int, int]], focus: int | None) -> None:
+    """Write the periods and the followed topic into the URL when it holds the page's defaults
+    only, so that a copied link or a tour step names (and reopens) what is on the screen."""
+    changes = {}
+    if st.query_params.get("periods") is None and len(periods) >= 2:
+        changes["periods"] = ",".join(state.format_range(p) for p in periods)
+    if st.query_params.get("topic") is None and focus is not None:
+        changes["topic"] = focus
+    if changes:
+        state.set_params(**changes)
 
 
 def roots(lin, topic: int, labels: dict[int, str], *, steps: int = 2) -> None:

@@ -1,4 +1,5 @@
-"""Files the app hands to the reader: the corpus as one offline HTML file, CSV of a selection.
+"""Files the app hands to the reader: the corpus as one offline HTML file (with what changed
+against a reference, when the page names one), CSV of a selection.
 
 Built in memory from the loaded (curated) corpus, never written to disk, so they work on a
 read-only server. Pure functions of the corpus, plus a tiny in-process cache for the HTML (a
@@ -19,22 +20,36 @@ from pipeline.export import export_data, render_page
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
+    from pipeline.compare import Comparison
 
 _HTML: OrderedDict[tuple, str] = OrderedDict()
 _HTML_LOCK = threading.Lock()
 _HTML_KEEP = 2
 
 
-def offline_html(corpus: Corpus) -> str:
+def offline_html(corpus: Corpus, reference: Corpus | None = None, comparison: Comparison | None = None) -> str:
     """The self-contained HTML export (``pipeline.export``) of the corpus as the app shows it:
-    curated labels, merged topics and moved papers included."""
+    curated labels, merged topics and moved papers included; with ``comparison`` (of the corpus
+    against ``reference``, ``explorer.compare.get_comparison``) also what changed
+    (``pipeline.export_compare``)."""
+    key = (corpus.key, None if comparison is None else (reference.key, comparison.key))
     with _HTML_LOCK:
-        if corpus.key in _HTML:
-            _HTML.move_to_end(corpus.key)
-            return _HTML[corpus.key]
-    page = render_page(export_data(corpus.name, corpus.manifest, corpus.papers, corpus.topics))
+        if key in _HTML:
+            _HTML.move_to_end(key)
+            return _HTML[key]
+    data = export_data(corpus.name, corpus.manifest, corpus.papers, corpus.topics)
+    if comparison is not None:
+        from pipeline.export import data_ids, with_comparison
+        from pipeline.export_compare import compare_part
+
+        part = compare_part(
+            comparison, data_ids(data), reference.papers, reference.topics,
+            synthetic=bool((reference.manifest or {}).get("synthetic")),
+        )  # fmt: skip
+        data = with_comparison(data, part)
+    page = render_page(data)
     with _HTML_LOCK:
-        _HTML[corpus.key] = page
+        _HTML[key] = page
         while len(_HTML) > _HTML_KEEP:
             _HTML.popitem(last=False)
     return page

@@ -31,6 +31,9 @@ STAR = "#FFD21F"
 HIT = INK
 #: Marks of the reading list's papers on the map (a magenta no topic uses).
 LIST = "#E4007C"
+#: A comparison with a reference (What changed, in the app and in the offline export): a topic's
+#: share that grew, shrank or did not clearly change, and a paper far from all earlier work.
+GREW, SHRANK, SAME, FAR = "#0072B2", "#D55E00", "#8C8C8C", "#CC79A7"
 
 
 def topic_colour(topic: int) -> str:

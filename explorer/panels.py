@@ -184,6 +184,13 @@ def topic_overview(corpus: Corpus, selected: int | None) -> None:
 
 #: Most similar papers whose topics say how well a paper fits its own.
 NEIGHBOURS = 10
+#: What ``topic_prob`` is, wherever a table shows it (it is not the paper page's fit).
+TOPIC_PROB_HELP = (
+    "The paper's topic's share of its topic distribution: how much closer its abstract is to this topic's average "
+    "paper than to the other topics' (a softmax of cosine similarities, charted on the paper's page as Closest "
+    "topics by its abstract). It ranks a topic's papers from most to least typical; it is not its fit, which the "
+    f"paper's page gives as how many of its {NEIGHBOURS} most similar papers are in the topic."
+)
 
 
 def paper_topic(ctx: shell.Context, row: int) -> None:

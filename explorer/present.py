@@ -47,6 +47,7 @@ SECTIONS: dict[str, dict[str, str]] = {
         "emerging": "emerging and declining",
     },
     "paper": {"similar": "the most similar papers"},
+    "lineage": {"emerging": "emerging and declining", "flow": "the flow of topics"},
 }
 
 #: Present mode: no sidebar, header or toolbar; the page uses the whole width; large type.
@@ -191,7 +192,7 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
         )
         with note.container(key="tour_note"):
             st.caption(
-                f"{text.plain(tour.name)} · step {i} of {n}: {text.plain(describe(step, ctx.corpus))} · "
+                f"{text.plain(tour.name)} · step {i} of {n}: {text.plain(describe(step, step_corpus(ctx, step)))} · "
                 "← → to move, Esc to leave"
             )
             st.markdown(text.plain(step.note) or text.plain(f"Step {i}"))
@@ -329,9 +330,26 @@ def draft_tour(ctx: Context) -> Tour | None:
     return Tour(name=name, steps=tuple(draft()), corpus=ctx.corpus.name) if draft() else None
 
 
+def step_corpus(ctx: Context, step: Step) -> Corpus | None:
+    """The corpus a step's ids refer to (its ``corpus=``; the open one when it names none), or None
+    when it cannot be opened (the step is then named by ids)."""
+    name = (step.query().get("corpus") or [None])[-1]
+    if not name or name == ctx.corpus.name:
+        return ctx.corpus
+    from explorer import data
+    from pipeline.artifacts import ArtifactError
+
+    try:
+        return data.get_corpus(ctx.root, name)
+    except ArtifactError:
+        return None
+
+
 def describe(step: Step, corpus: Corpus | None = None) -> str:
     """What a step shows, named as a reader would: ``Topic: diffusion models``, ``Paper: <title>``,
-    ``Trends: emerging and declining, 2016–2020 to 2021–2023`` (plain text; escape before rendering).
+    ``Trends: emerging and declining, 2016–2020 to 2021–2023``, ``What changed: neurips2026 vs
+    neurips-1987-2023 · topic shares``, ``Topic lineage: roots of diffusion models, 1987–2023 in 4
+    periods`` (plain text; escape before rendering).
 
     Args:
         corpus: the corpus the step's ids refer to (labels and titles); without it, ids are named.
@@ -340,6 +358,21 @@ def describe(step: Step, corpus: Corpus | None = None) -> str:
     topic = state.parse_int(q.get("topic"))
     label = corpus.topic_label(topic) if corpus is not None and topic is not None else f"topic {topic}"
     section = SECTIONS.get(step.page, {}).get(q.get(SECTION, ""))
+    if step.page == "compare":
+        from explorer.compare_panels import VIEWS
+
+        new = q.get("corpus") or (corpus.name if corpus is not None else "this corpus")
+        view = VIEWS.get(q.get("show", ""), VIEWS["overview"])
+        return f"What changed: {new} vs {q.get('ref', 'a reference')} · {view.lower()}"[:160]
+    if step.page == "lineage":
+        periods = [p for p in q.get("periods", "").split(",") if p]
+        dashed = [p.replace("-", "–") for p in periods]
+        if len(periods) > 3:
+            span = f"{periods[0].split('-')[0]}–{periods[-1].split('-')[-1]} in {len(periods)} periods"
+        else:
+            span = (" to " if len(periods) == 2 else ", ").join(dashed)
+        what = f"roots of {label}" if topic is not None else "the ten largest topics"
+        return (f"Topic lineage: {what}" + (f", {span}" if span else "") + (f" · {section}" if section else ""))[:160]
     if step.page in ("topics", "map") and topic is not None:
         name = f"Topic: {label}" + (" on the map" if step.page == "map" else "")
     elif step.page == "map":
@@ -375,7 +408,9 @@ def editor(ctx: Context) -> None:
         num, body, up, down, drop = st.columns([0.4, 8, 0.5, 0.5, 0.5], vertical_alignment="center")
         num.markdown(f"**{i + 1}.**")
         st.session_state.setdefault(f"tour_note_{i}", step.note)
-        body.text_input(text.plain(describe(step, ctx.corpus)), key=f"tour_note_{i}", on_change=_renote, args=(i,))
+        body.text_input(
+            text.plain(describe(step, step_corpus(ctx, step))), key=f"tour_note_{i}", on_change=_renote, args=(i,)
+        )
         up.button("", icon=":material/arrow_upward:", key=f"tour_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0)
         down.button("", icon=":material/arrow_downward:", key=f"tour_down_{i}", on_click=_move, args=(i, 1),
                     disabled=i == len(steps) - 1)  # fmt: skip

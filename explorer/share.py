@@ -160,19 +160,31 @@ def selection_actions(ctx: Context, rows: np.ndarray, *, key: str, open_paper: C
 
 
 def downloads_block(ctx: Context) -> None:
-    """The corpus as one offline HTML file, and the filtered papers as CSV (built on click)."""
+    """The corpus as one offline HTML file (with what changed, when the URL names a reference:
+    ``ref=``), and the filtered papers as CSV (built on click)."""
     corpus, mask = ctx.corpus, ctx.mask
+    reference, comparison, why = _comparison(ctx)
+    help_text = (
+        "One self-contained file (map, topics, searchable paper table, abstracts) that works "
+        "opened from disk, with no network and no Python. Topic edits included."
+    )
+    if comparison is not None:
+        help_text += (
+            f" With what changed against {reference.name}: the summary, topic shares with intervals, distinctive "
+            f"terms, the most novel papers with their closest prior work and {reference.name}'s map with the papers on it."
+        )
+    elif why:
+        help_text += f" Without the comparison with {st.query_params.get('ref')}: {why}"
     st.download_button(
-        "Offline HTML of the corpus",
-        data=lambda: downloads.offline_html(corpus),
-        file_name=f"{corpus.name}.html",
+        "Offline HTML: corpus and what changed" if comparison is not None else "Offline HTML of the corpus",
+        data=lambda: downloads.offline_html(corpus, reference, comparison),
+        file_name=f"{corpus.name}-vs-{reference.name}.html" if comparison is not None else f"{corpus.name}.html",
         mime="text/html",
         icon=":material/download:",
         on_click="ignore",
         key="dl_html",
         width="stretch",
-        help="One self-contained file (map, topics, searchable paper table, abstracts) that works "
-        "opened from disk, with no network and no Python. Topic edits included.",
+        help=help_text,
     )
     st.download_button(
         f"CSV of the {ctx.n_shown:,} papers shown",
@@ -185,6 +197,24 @@ def downloads_block(ctx: Context) -> None:
         width="stretch",
         help="The papers the filters keep, with their topic, metadata and abstract.",
     )
+
+
+def _comparison(ctx: Context):
+    """(reference, comparison, why not) for the page's ``ref=``: the comparison the What changed
+    page shows (cached: computed once for both), or Nones and why it cannot be had."""
+    name = st.query_params.get("ref")
+    if not name or name == ctx.corpus.name:
+        return None, None, None
+    from explorer import compare as cview
+    from explorer import data
+    from pipeline.artifacts import ArtifactError
+    from pipeline.compare import CompareError
+
+    try:
+        reference = data.get_corpus(ctx.root, name)
+        return reference, cview.get_comparison(ctx.corpus, reference), None
+    except (ArtifactError, CompareError) as exc:
+        return None, None, str(exc)
 
 
 # ------------------------------------------------------------------------------------------

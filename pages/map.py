@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import analysis, mapcomponent, present, search, share, shell, state, text
+from explorer import analysis, mapcomponent, panels, present, search, share, shell, state, text
 from explorer.mapview import Marks
 from explorer.palette import HIT, LIST
 
@@ -66,7 +66,10 @@ if topic is not None:
     st.markdown("**Keywords:** " + text.plain(", ".join(list(corpus.topics["keywords"].iat[pos])[:10])))
     papers = corpus.papers
     table = papers.iloc[rows][["title", "year", "venue", "topic_prob"]].assign(link=shell.paper_urls(ctx, rows))
-    st.caption(f"{len(rows):,} papers, most typical first. Select rows to open one or add them to your reading list.")
+    st.caption(
+        f"{len(rows):,} papers, most typical first (by topic probability). Select rows to open one or add them to "
+        "your reading list; a paper's page says how many of its 10 most similar papers share its topic."
+    )
     picked = st.dataframe(
         table,
         hide_index=True,
@@ -77,7 +80,9 @@ if topic is not None:
             "title": st.column_config.TextColumn("Title", width="large"),
             "year": st.column_config.NumberColumn("Year", format="%d"),
             "venue": "Venue",
-            "topic_prob": st.column_config.ProgressColumn("Fit", format="%.2f", min_value=0, max_value=1),
+            "topic_prob": st.column_config.ProgressColumn(
+                "Topic prob.", format="%.2f", min_value=0, max_value=1, help=panels.TOPIC_PROB_HELP
+            ),
             "link": st.column_config.LinkColumn("Link", display_text="open"),
         },
     )

@@ -203,15 +203,23 @@ def make_parser() -> argparse.ArgumentParser:
         help="write a corpus as one self-contained HTML file (works offline)",
         formatter_class=_formatter,
         description="Write one HTML file with the topic map, the topic list, a searchable paper table and every\n"
-        "abstract. plotly.js and the data are inlined: send the file to anyone, it opens from disk in any\n"
+        "abstract. The map, its code and the data are inlined: send the file to anyone, it opens from disk in any\n"
         "browser with no Python, no server and no network.",
         epilog="examples:\n"
         "  python -m pipeline export neurips2026                    # writes exports/neurips2026.html\n"
-        "  python -m pipeline export mine --out review/mine.html --artifacts artifacts\n",
+        "  python -m pipeline export mine --out review/mine.html --artifacts artifacts\n"
+        "  python -m pipeline export neurips2026 --reference neurips-1987-2023   # with What changed\n",
     )
     exp.add_argument("name", help="corpus name")
     exp.add_argument("--artifacts", type=Path, default=argparse.SUPPRESS, help="artifacts folder")
     exp.add_argument("--out", type=Path, help="HTML file to write (default: exports/NAME.html in the current folder)")
+    exp.add_argument(
+        "--reference",
+        metavar="REF",
+        help="also put in the file what changed against corpus REF (the dashboard's What changed page: shares\n"
+        "with intervals, distinctive terms, the most novel papers with their closest prior work, REF's map\n"
+        "with the papers on it); uses the stored comparison, or computes and stores it",
+    )
 
     cmp = sub.add_parser(
         "compare",
@@ -466,11 +474,17 @@ def cmd_info(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from pipeline.compare import CompareError
     from pipeline.export import export_html
 
     artifacts.check_name(args.name)
     out = args.out or Path("exports") / f"{args.name}.html"
-    path = export_html(args.artifacts, args.name, out)
+    if args.reference and artifacts.check_name(args.reference) == args.name:
+        raise PipelineError(f"--reference {args.reference}: a corpus cannot be compared with itself.")
+    try:
+        path = export_html(args.artifacts, args.name, out, reference=args.reference)
+    except CompareError as exc:
+        raise PipelineError(str(exc)) from None
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     return 0
 

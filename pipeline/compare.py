@@ -33,7 +33,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -514,10 +514,11 @@ class Comparison:
         s = self.summary
         return (s["new"]["build_id"], s["reference"]["build_id"], s["version"])
 
-    def to_dict(self) -> dict:
-        """Everything as JSON-able data (for an offline export): the summary and each table's records."""
+    def to_dict(self, tables: Iterable[str] | None = None) -> dict:
+        """Everything as JSON-able data (for an offline export): the summary and each table's
+        records (NaN as null), or only ``tables`` (names of ``TABLES``)."""
         out = {"summary": self.summary}
-        for attr in self.TABLES:
+        for attr in self.TABLES if tables is None else tables:
             frame = getattr(self, attr)
             out[attr] = json.loads(frame.to_json(orient="records", force_ascii=False))
         return out

@@ -14,7 +14,10 @@ What it carries (``ExportData``), each in a ``<script>`` element of its own:
 * the keyword index (``pipeline.bm25.export_index``), also gzip-compressed, so that the file's
   search ranks as the app's keyword search does: BM25 over the cleaned title and abstract, same
   tokens, same float32 arithmetic, papers containing the exact phrase first;
-* a small JSON of corpus facts and topics.
+* a small JSON of corpus facts and topics;
+* with a reference (``export_html(..., reference=REF)``; the app's download from a page whose URL
+  names ``ref=``), the comparison the app's *What changed* page shows, the reference's map with the
+  new papers on it and the titles of their closest prior work (``pipeline.export_compare``).
 
 Safety: JSON is written with ``<``, ``>`` and ``&`` as ``\\u003c``, ``\\u003e``, ``\\u0026`` (a title
 holding ``</script>`` cannot end its element early); the binary parts are base64; the page renders
@@ -22,7 +25,8 @@ every untrusted string with ``textContent`` or on a canvas, and links only ``htt
 
 The page (HTML/CSS/JS) is ``pipeline/templates/export.html``; this module fills its markers. The
 page reads its state from the URL fragment with the app's parameter names (``#list=...``,
-``#topic=3&q=...``, ``#tourdata=...&step=2``), so an app link's query string opens the same view.
+``#topic=3&q=...``, ``#tourdata=...&step=2``, ``#ref=REF&show=shares``), so an app link's query
+string opens the same view.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ MARKERS = (
     "{{PAPERS}}",
     "{{ABSTRACTS}}",
     "{{INDEX}}",
+    "{{COMPARE}}",
 )
 PAPER_REQUIRED = ("doc_id", "title", "abstract", "topic", "x", "y")
 TOPIC_REQUIRED = ("topic", "label")
@@ -79,6 +84,7 @@ class ExportData:
             probabilities; ``td`` lists the rows whose title was derived.
         abstracts: gzip JSON list of the N abstracts.
         index: gzip of the BM25 container (``pipeline.bm25.export_index``).
+        compare: the comparison with a reference (``pipeline.export_compare.ComparePart``), or None.
     """
 
     meta: dict
@@ -86,18 +92,24 @@ class ExportData:
     papers: bytes
     abstracts: bytes
     index: bytes
+    compare: object | None = None
 
     @property
     def sizes(self) -> dict[str, int]:
         """Bytes of each part as stored in the file (base64 for the binary ones)."""
         b64 = lambda n: 4 * math.ceil(n / 3)  # noqa: E731
-        return {
+        out = {
             "points": b64(len(self.points.data)),
             "papers": b64(len(self.papers)),
             "abstracts": b64(len(self.abstracts)),
             "index": b64(len(self.index)),
             "meta": len(json_for_script(self.meta)),
         }
+        if self.compare is not None:
+            out["compare"] = b64(len(self.compare.data))
+            out["ref_points"] = b64(len(self.compare.ref_points.data))
+            out["ref_titles"] = b64(len(self.compare.ref_titles or b""))
+        return out
 
 
 def export_html(
@@ -108,6 +120,7 @@ def export_html(
     papers: pd.DataFrame | None = None,
     topics: pd.DataFrame | None = None,
     curated: bool = True,
+    reference: str | None = None,
 ) -> Path:
     """Write corpus ``name`` as one self-contained, offline HTML file.
 
@@ -125,12 +138,16 @@ def export_html(
             papers whose topic is not in the table get a generic label ("topic 7", "outliers").
         curated: when neither table is given, apply the corpus's topic edits
             (``<root>/<name>.curation.json``, see ``pipeline.curation``) as the app does.
+        reference: a corpus of ``root`` to compare with: the file then also holds the comparison
+            (the stored one, ``python -m pipeline compare``, or computed now and stored), of the
+            two builds' own topics.
 
     Returns:
         ``out``.
 
     Raises:
         ArtifactError: the corpus cannot be read, or a table lacks a required column.
+        CompareError: the two corpora cannot be compared (the message says why).
     """
     folder = artifacts.corpus_path(root, name)
     manifest = artifacts.read_manifest(folder)
@@ -147,7 +164,21 @@ def export_html(
     if edits:
         applied = apply_edits(papers, topics, edits)
         papers, topics = applied.papers, applied.topics
-    page = render_page(export_data(name, manifest, papers, topics))
+    data = export_data(name, manifest, papers, topics)
+    if reference is not None:
+        from pipeline.compare import compare_builds
+        from pipeline.export_compare import compare_part, reference_tables
+
+        result, _ = compare_builds(root, name, artifacts.check_name(reference))
+        ref_papers, ref_topics, ref_manifest = reference_tables(root, reference)
+        note = None
+        if edits or curation_path(root, reference).exists():
+            note = "The comparison is of the two builds' own topics: topic edits made in the app are not applied to it."
+        part = compare_part(
+            result, data_ids(data), ref_papers, ref_topics, synthetic=bool(ref_manifest.get("synthetic")), note=note
+        )
+        data = with_comparison(data, part)
+    page = render_page(data)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -167,17 +198,41 @@ def bundle() -> str:
     return code
 
 
+def data_ids(data: ExportData) -> list[str]:
+    """The exported papers' doc ids, in the order of their rows in the file."""
+    return json.loads(gzip.decompress(data.papers))["id"]
+
+
+def with_comparison(data: ExportData, part) -> ExportData:
+    """``data`` with a comparison (``pipeline.export_compare.ComparePart``) added."""
+    from dataclasses import replace
+
+    return replace(data, compare=part, meta={**data.meta, "compare": part.meta})
+
+
 def render_page(data: ExportData) -> str:
     """The HTML page: the template filled with the bundle and ``data`` (see :func:`export_data`)."""
     template = resources.files("pipeline").joinpath("templates", TEMPLATE).read_text(encoding="utf-8")
+    title = f"{data.meta['name']}: topic map"
+    compare = ""
+    if data.compare is not None:
+        title += f" and what changed since {data.compare.meta['ref']}"
+        b64 = lambda raw: base64.b64encode(raw).decode("ascii")  # noqa: E731
+        compare = (
+            f'<script type="application/octet-stream" id="atlas-compare" data-encoding="gzip">{b64(data.compare.data)}</script>\n'
+            f'<script type="application/octet-stream" id="atlas-ref-points">{b64(data.compare.ref_points.data)}</script>\n'
+        )
+        if data.compare.ref_titles is not None:
+            compare += f'<script type="application/octet-stream" id="atlas-ref-titles" data-encoding="gzip">{b64(data.compare.ref_titles)}</script>\n'
     values = {
-        "{{TITLE}}": html.escape(f"{data.meta['name']}: topic map"),
+        "{{TITLE}}": html.escape(title),
         "/*{{BUNDLE}}*/": bundle(),
         "{{META}}": json_for_script(data.meta),
         "{{POINTS}}": base64.b64encode(data.points.data).decode("ascii"),
         "{{PAPERS}}": base64.b64encode(data.papers).decode("ascii"),
         "{{ABSTRACTS}}": base64.b64encode(data.abstracts).decode("ascii"),
         "{{INDEX}}": base64.b64encode(data.index).decode("ascii"),
+        "{{COMPARE}}": compare,
     }
     for marker in MARKERS:
         if template.count(marker) != 1:

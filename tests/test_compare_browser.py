@@ -1,5 +1,7 @@
 """The "What changed" and "Topic lineage" pages in Chromium: every view draws, the sections and the
-closest prior work are links that reopen the same view, and the console stays clean.
+closest prior work are links that reopen the same view, both join a tour as a user adds them (named
+by what they show, presented with their notes, large chart text and the chosen section), and the
+console stays clean.
 
 Screenshots of every view are left in tests/output/compare-*.png for a human to look at.
 """
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pipeline import compare as cmp
-from tests.test_browser import serve
+from tests.test_browser import Tab, serve
 
 pytestmark = pytest.mark.browser
 
@@ -99,3 +101,98 @@ def test_lineage_draws_the_flow_and_follows_a_topic(tab, output_dir):
     assert tab.params()["topic"] == ["1"]
     assert tab.page.locator(".sankey-node").count() >= 2
     tab.shot(output_dir, "lineage-topic", full=True)
+
+
+def _add_to_tour(tab, note: str, section: str | None = None) -> None:
+    """The sidebar's "Add this view to the tour", as a user fills it."""
+    tab.page.locator('[data-testid="stSidebar"] [data-testid="stPopoverButton"]', has_text="to the tour").click()
+    tab.page.get_by_label("Note shown with this view").fill(note)
+    if section:
+        tab.page.get_by_label("Start the view at").click()
+        tab.page.get_by_role("option", name=section).click()
+    tab.page.locator(".st-key-tour_add button").click()
+    tab.page.get_by_text("Added as step").wait_for(timeout=15_000)
+    tab.settle()
+
+
+def _chart_font(tab) -> float:
+    """The base font size of the first plotly chart drawn on the page (its layout as drawn)."""
+    return tab.page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(p => p.isConnected)[0]._fullLayout.font.size"
+    )
+
+
+def test_what_changed_and_lineage_views_join_a_tour(browser, server, output_dir):
+    big = Tab(browser, server, 1920, 1080)
+    try:
+        big.open("/compare?corpus=late&ref=early&show=shares")
+        ready(big, "Share of papers")
+        normal = _chart_font(big)
+        _add_to_tour(big, "Shares then and now <b>with intervals</b>")
+        big.open("/lineage?corpus=all&topic=1")
+        ready(big, "Follow the roots of")
+        assert big.params()["periods"] == ["2020-2022,2023-2024"]  # the link names the periods it shows
+        _add_to_tour(big, "Where planning and search comes from", "the flow of topics")
+        big.page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Tours").click()
+        big.wait_for_url(r"/tour\?")
+        big.settle()
+        main = big.page.locator('[data-testid="stMain"]').inner_text()
+        assert "What changed: late vs early · topic shares" in main
+        assert "Topic lineage: roots of planning and search, 2020–2022 to 2023–2024 · the flow of topics" in main
+        big.shot(output_dir, "compare-tour-editor")
+
+        big.page.get_by_role("link", name="Present").click()  # step 1 reopens the same view, with its note
+        big.wait_for_url(r"/compare\?.*step=1")
+        ready(big, "Share of papers")
+        shown = {k: big.params()[k][0] for k in ("corpus", "ref", "show")}
+        assert shown == {"corpus": "late", "ref": "early", "show": "shares"}
+        bar = big.page.locator(".st-key-tour_bar").inner_text()
+        assert "step 1 of 2: What changed: late vs early · topic shares" in bar
+        assert "Shares then and now <b>with intervals</b>" in bar  # the note, as text
+        assert not big.page.locator('[data-testid="stSidebar"]').is_visible()
+        assert _chart_font(big) == normal * 1.5  # chart text for a projector (present.scale)
+        big.shot(output_dir, "compare-tour-step1-1920x1080")
+
+        big.page.keyboard.press("ArrowRight")
+        big.wait_for_url(r"/lineage\?.*step=2")
+        ready(big, "Where the topics come from")
+        assert big.params()["topic"] == ["1"] and big.params()["at"] == ["flow"]
+        assert "Where planning and search comes from" in big.page.locator(".st-key-tour_note").inner_text()
+        deadline = time.time() + 15  # the step starts at the flow chart's heading, below the sticky bar
+        while True:
+            top, bar_bottom = big.page.evaluate(
+                "() => [document.getElementById('flow').getBoundingClientRect().top,"
+                " document.querySelector('.st-key-tour_bar').getBoundingClientRect().bottom]"
+            )
+            if bar_bottom - 5 <= top < 400:
+                break
+            assert time.time() < deadline, (top, bar_bottom)
+            time.sleep(0.25)
+        assert big.page.locator(".sankey-node").count() >= 2
+        big.shot(output_dir, "compare-tour-step2-1920x1080")
+        big.page.keyboard.press("Escape")
+        big.wait_for_url(r"/lineage\?(?!.*tour)")
+        big.page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=15_000)
+        assert not big.errors and not big.dialogs, big.errors + big.dialogs
+    finally:
+        big.close()
+
+
+def test_the_offline_html_downloaded_from_what_changed_holds_the_comparison(browser, tab, tmp_path, output_dir):
+    from tests.test_export import Offline
+
+    tab.open("/compare?corpus=late&ref=early&show=terms")
+    ready(tab, "Log-odds ratios")
+    with tab.page.expect_download() as download:
+        tab.page.get_by_role("button", name="Offline HTML: corpus and what changed").click()
+    assert download.value.suggested_filename == "late-vs-early.html"
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    offline = Offline(browser, path, "#" + tab.url().split("?", 1)[1])  # the page's own link, after #
+    try:
+        assert offline.page.evaluate("() => window.__atlas.view()") == "compare"
+        assert offline.page.inner_text("#cmp-title") == "What changed: late against early"
+        assert offline.page.evaluate("() => window.__atlas.refMap().debug().drawn") > 0
+        assert "show=terms" in offline.page.evaluate("() => location.hash")
+    finally:
+        offline.close()

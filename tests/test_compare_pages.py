@@ -129,11 +129,45 @@ def test_a_pair_too_large_for_the_app_points_to_the_cli(root, monkeypatch):
     assert "What is new" in unescape(texts(at.markdown))
 
 
-def test_compare_views_can_be_tour_steps():
+def test_compare_views_can_be_tour_steps_named_by_what_they_show(root):
+    from explorer import data
+    from explorer.present import describe
+
     step = tours.make_step("compare", {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}, "far papers")
     assert step.query() == {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}
     tour = tours.decode(tours.encode(tours.Tour("t", (step, tours.make_step("lineage", {"topic": ["2"]})), "late")))
     assert [s.page for s in tour.steps] == ["compare", "lineage"]
+    assert describe(step) == "What changed: late vs early · far from earlier work"
+    glance = tours.make_step("compare", {"corpus": ["late"], "ref": ["early"], "years": ["2023"]})
+    assert describe(glance) == "What changed: late vs early · at a glance"  # filters do not apply there: not named
+    everything = data.load_corpus(root, "all")
+    lineage = tours.make_step(
+        "lineage", {"corpus": ["all"], "topic": ["1"], "periods": ["2020-2021,2022-2024"], "at": ["emerging"]}
+    )
+    name = f"Topic lineage: roots of {everything.topic_label(1)}, 2020–2021 to 2022–2024 · emerging and declining"
+    assert describe(lineage, everything) == name
+    many = tours.make_step("lineage", {"periods": ["2020,2021,2022,2023-2024"]})
+    assert describe(many, everything) == "Topic lineage: the ten largest topics, 2020–2024 in 4 periods"
+
+
+def test_the_lineage_link_names_the_periods_and_topic_it_shows(root, monkeypatch):
+    at = run(root, monkeypatch, LINEAGE, corpus="all")
+    starts = at.multiselect(key="lineage_starts").value
+    assert qp(at, "periods") and [int(p.split("-")[0]) for p in qp(at, "periods")[0].split(",")[1:]] == starts
+    focus = at.selectbox(key="lineage_topic").value
+    assert qp(at, "topic") == (None if focus is None else [str(focus)])
+    at = run(root, monkeypatch, LINEAGE, corpus="all", topic="1")
+    assert qp(at, "topic") == ["1"] and qp(at, "periods")
+    assert [h.proto.anchor for h in at.subheader] == ["emerging", "flow"]  # where a tour step can start
+
+
+def test_the_offline_html_downloaded_with_a_reference_holds_the_comparison(root, monkeypatch):
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early")
+    labels = [b.proto.label for b in at.sidebar.get("download_button")]
+    assert labels[0] == "Offline HTML: corpus and what changed"
+    assert "With what changed against early" in at.sidebar.get("download_button")[0].proto.help
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="nope")  # a reference that is not there: the plain file
+    assert [b.proto.label for b in at.sidebar.get("download_button")][0] == "Offline HTML of the corpus"
 
 
 def test_lineage_follows_a_topic_across_periods(root, monkeypatch):

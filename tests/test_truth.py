@@ -409,3 +409,17 @@ def test_narrowing_the_years_keeps_the_period_sliders_in_range(small_artifacts, 
     assert not at.exception
     before, after = at.slider(key="trend_before").value, at.slider(key="trend_after").value
     assert 2022 <= before[0] <= before[1] <= 2024 and 2022 <= after[0] <= after[1] <= 2024
+
+
+def test_the_map_tables_score_is_named_for_what_it_is_not_a_fit(small_artifacts, monkeypatch, corpus):
+    from explorer import panels
+
+    topic = int(corpus.topic_ids[0])
+    at = run(small_artifacts, monkeypatch, "pages/map.py", corpus="small", topic=str(topic))
+    table = at.dataframe[0]
+    column = json.loads(table.proto.columns)["topic_prob"]
+    assert column["label"] == "Topic prob." and column["help"] == panels.TOPIC_PROB_HELP
+    assert f"{panels.NEIGHBOURS} most similar papers" in panels.TOPIC_PROB_HELP  # says what the fit is instead
+    assert "by topic probability" in texts(at.caption)
+    shown = table.value["topic_prob"].to_numpy()
+    assert (np.diff(shown) <= 0).all()  # most typical first, by that probability
