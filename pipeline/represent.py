@@ -25,10 +25,26 @@ from pipeline.place import topic_distribution
 from pipeline.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-REPRESENT_VERSION = 3  # 3: label support (label_support column, supported labels first)
+REPRESENT_VERSION = 4  # 4: c-TF-IDF counts each paper's use of a term by its square root
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
+
+
+def paper_term_weights(counts):
+    """Each paper's count of each term as it enters c-TF-IDF: its square root.
+
+    BERTopic counts a term over the topic's papers joined into one text, so a name that one paper
+    repeats nine times ("nntrace", "haphazard") outweighs a word three of the topic's papers use
+    once; in a topic of a few papers that makes one paper's names its keywords. The square root of
+    each paper's count lets a term weigh with the number of papers using it, repeats still adding
+    a little (measured in benchmarks/results/label-agreement.md). ``counts``: papers x terms, CSR.
+    """
+    from scipy import sparse
+
+    out = sparse.csr_matrix(counts, dtype=np.float64, copy=True)
+    out.data = np.sqrt(out.data)
+    return out
 
 
 class _Precomputed:
@@ -79,6 +95,36 @@ def _ranked_bertopic():
                         value = float(np.nextafter(previous, -np.inf))
                     out[row, j] = previous = value
             return out
+
+        #: papers x terms counts on the vectorizer's vocabulary (set by ``fit_topics``): the
+        #: topics' c-TF-IDF is computed from them (:func:`paper_term_weights`).
+        paper_counts = None
+
+        def _extract_topics(self, documents: pd.DataFrame, *args, **kwargs):
+            self._topic_documents = documents
+            try:
+                return super()._extract_topics(documents, *args, **kwargs)
+            finally:
+                self._topic_documents = None
+
+        def _c_tf_idf(self, documents_per_topic: pd.DataFrame, fit: bool = True, partial_fit: bool = False):
+            c_tf_idf, words = super()._c_tf_idf(documents_per_topic, fit=fit, partial_fit=partial_fit)
+            documents = getattr(self, "_topic_documents", None)
+            if self.paper_counts is None or documents is None or not fit or partial_fit:
+                return c_tf_idf, words
+            from scipy import sparse
+
+            row = {t: i for i, t in enumerate(documents_per_topic.Topic.tolist())}
+            member = sparse.csr_matrix(
+                (np.ones(len(documents)), ([row[t] for t in documents.Topic.tolist()], documents.ID.to_numpy())),
+                shape=(len(row), self.paper_counts.shape[0]),
+            )
+            counts = sparse.csr_matrix(member @ paper_term_weights(self.paper_counts))
+            counts.sort_indices()
+            self.ctfidf_model = self.ctfidf_model.fit(counts)
+            c_tf_idf = sparse.csr_matrix(self.ctfidf_model.transform(counts))
+            c_tf_idf.sort_indices()
+            return c_tf_idf, words
 
         def _sort_mappings_by_frequency(self, documents: pd.DataFrame) -> pd.DataFrame:
             self._update_topic_size(documents)
@@ -221,10 +267,9 @@ def _topic_terms(
 def ctfidf_words(labels: np.ndarray, dt: DocTerms, top_n: int = 10) -> dict[int, list[tuple[str, float]]]:
     """Each topic's top terms by c-TF-IDF, computed as BERTopic computes them in ``fit_topics``.
 
-    BERTopic joins each topic's papers and counts terms with our vectorizer on our vocabulary, then
-    applies ``ClassTfidfTransformer(reduce_frequent_words=True)``; summing the papers' rows of
-    ``dt`` gives the same counts (up to two-word terms spanning two joined papers). The evaluation
-    uses this to describe topics of many runs without fitting BERTopic each time.
+    The build sums each topic's papers' rows of ``dt`` (each count by :func:`paper_term_weights`)
+    and applies ``ClassTfidfTransformer(reduce_frequent_words=True)``; so does this. The evaluation
+    uses it to describe topics of many runs without fitting BERTopic each time.
 
     Args:
         labels: int ``(n,)`` topic per paper; ``-1`` (outliers) takes part in the weighting as
@@ -247,7 +292,8 @@ def ctfidf_words(labels: np.ndarray, dt: DocTerms, top_n: int = 10) -> dict[int,
         (np.ones(len(labels)), ([row_of[t] for t in labels.tolist()], np.arange(len(labels)))),
         shape=(len(ids), len(labels)),
     )
-    counts = sparse.csr_matrix(membership @ dt.counts, dtype=np.float64)
+    counts = sparse.csr_matrix(membership @ paper_term_weights(dt.counts))
+    counts.sort_indices()
     weights = sparse.csr_matrix(ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts))
     weights.sort_indices()
     out: dict[int, list[tuple[str, float]]] = {}
@@ -306,7 +352,9 @@ def fit_topics(
         calculate_probabilities=False,
         verbose=False,
     )
+    model.paper_counts = dt.counts if len(dt.terms) else None
     topics, _ = model.fit_transform(docs, embeddings=embeddings, y=np.asarray(labels))
+    model.paper_counts = None  # the fit's papers only
     topics = np.asarray(topics, dtype=np.int64)
     topic_ids = sorted(t for t in set(topics.tolist()) if t != -1)
     offset = 1 if -1 in set(topics.tolist()) else 0  # BERTopic puts the outlier topic first
