@@ -32,6 +32,7 @@ FILES = {
     "ijcai": ("ijcai2020-2024-primary-area.jsonl.gz", "label"),
     "ijcai-fine": (str(ROOT / ".cache-research" / "ijcai-fine.jsonl.gz"), "label"),
     "ijcai-fixture": (str(ROOT / "tests" / "fixtures" / "ijcai_labelled.jsonl.gz"), "label"),
+    "neurips-kw": (str(ROOT / ".cache-research" / "neurips-kw.jsonl.gz"), "label"),
     "icml": ("icml2024-unlabeled.jsonl.gz", None),
     "iclr": ("iclr-2018-2022-submissions.jsonl.gz", None),
     "neurips": ("neurips-1987-2023.jsonl.gz", None),

@@ -120,6 +120,27 @@ def is_generic(term: str) -> bool:
     return not words or all(w in GENERIC_WORDS for w in words)
 
 
+#: Word stems every ML subfield uses (``assets/labels/spread_words.txt``, measured on NeurIPS
+#: 1987-2023 by ``benchmarks/make_spread_words.py``: "observed", "require", "guarantee", ...).
+SPREAD_WORDS_FILE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets", "labels", "spread_words.txt"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def spread_stems() -> frozenset[str]:
+    """The stems of :data:`SPREAD_WORDS_FILE` (a missing file is an error: labels would change)."""
+    with open(SPREAD_WORDS_FILE, encoding="utf-8") as fh:
+        return frozenset(line.strip() for line in fh if line.strip() and not line.startswith("#"))
+
+
+def is_spread(term: str) -> bool:
+    """True for a single word that every subfield uses ("observed", "guarantees"): it may be part of
+    a phrase ("convergence guarantees") but says nothing about a topic on its own, even when all
+    of the topic's papers use it."""
+    return " " not in term.strip() and _stem(term.strip()) in spread_stems()
+
+
 def _english_stop_words() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -280,7 +301,7 @@ def _candidates(
             if share * text.n_docs < min(min_papers, text.n_docs):
                 continue  # one paper's word (a system's name) does not name a topic
             score *= share**COVERAGE_WEIGHT
-        if is_generic(term):
+        if is_generic(term) or is_spread(term):
             continue
         score *= 1.0 + 0.25 * min(len(term.split()) - 1, 2)
         scored[term] = max(score, scored.get(term, 0.0))

@@ -25,10 +25,26 @@ from pipeline.place import topic_distribution
 from pipeline.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-REPRESENT_VERSION = 3  # 3: label support (label_support column, supported labels first)
+REPRESENT_VERSION = 4  # 4: c-TF-IDF counts each paper's use of a term by its square root
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
+
+
+def paper_term_weights(counts):
+    """Each paper's count of each term as it enters c-TF-IDF: its square root.
+
+    BERTopic counts a term over the topic's papers joined into one text, so a name that one paper
+    repeats nine times ("nntrace", "haphazard") outweighs a word three of the topic's papers use
+    once; in a topic of a few papers that makes one paper's names its keywords. The square root of
+    each paper's count lets a term weigh with the number of papers using it, repeats still adding
+    a little (measured in benchmarks/results/label-agreement.md). ``counts``: papers x terms, CSR.
+    """
+    from scipy import sparse
+
+    counts = sparse.csr_matrix(counts)
+    # the square roots share the counts' index arrays: at a million papers a copy of them is ~0.3 GB
+    return sparse.csr_matrix((np.sqrt(counts.data, dtype=np.float64), counts.indices, counts.indptr), shape=counts.shape)
 
 
 class _Precomputed:
@@ -62,7 +78,8 @@ def _ranked_bertopic():
         doc_terms = None
 
         def _topic_counts(self, topics: list[int]):
-            """Term counts of each topic in ``topics``, summed from the papers' counts (sparse)."""
+            """Term weights of each topic in ``topics``: the papers' counts, each by
+            :func:`paper_term_weights`, summed per topic (sparse)."""
             from scipy import sparse
 
             doc_topics = np.asarray(self.topics_)
@@ -72,7 +89,7 @@ def _ranked_bertopic():
             membership = sparse.csr_matrix(
                 (np.ones(len(keep)), (rows[keep], keep)), shape=(len(topics), len(doc_topics))
             )
-            out = sparse.csr_matrix(membership @ self.doc_terms.counts, dtype=np.int64)
+            out = sparse.csr_matrix(membership @ paper_term_weights(self.doc_terms.counts))
             out.sum_duplicates()
             out.sort_indices()  # as a vectorizer's output: row sums in column order, a symmetric distance matrix
             return out
@@ -91,10 +108,11 @@ def _ranked_bertopic():
 
         def _c_tf_idf(self, documents_per_topic, fit: bool = True, partial_fit: bool = False):
             """c-TF-IDF from the papers' own term counts (``pipeline.vocab.doc_terms``, the vocabulary
-            of every keyword, trend and coherence), summed per topic, as ``ctfidf_words`` computes
-            it: no second pass over the texts. BERTopic joins each topic's papers and counts the
-            joined text again with the same vectorizer, which gives the same counts except for
-            two-word terms spanning two joined papers (a minute of counting at 100,000 papers)."""
+            of every keyword, trend and coherence), each paper's count by its square root
+            (:func:`paper_term_weights`) and summed per topic, as ``ctfidf_words`` computes it: no
+            second pass over the texts. BERTopic joins each topic's papers and counts the joined text
+            again (a minute of counting at 100,000 papers), so that one paper repeating a name nine
+            times outweighs three papers using a word once."""
             if partial_fit or not self._counts_apply(documents_per_topic):
                 return super()._c_tf_idf(documents_per_topic, fit=fit, partial_fit=partial_fit)
             counts = self._topic_counts(list(map(int, documents_per_topic.Topic)))
@@ -293,10 +311,9 @@ def _topic_terms(
 def ctfidf_words(labels: np.ndarray, dt: DocTerms, top_n: int = 10) -> dict[int, list[tuple[str, float]]]:
     """Each topic's top terms by c-TF-IDF, computed as BERTopic computes them in ``fit_topics``.
 
-    BERTopic joins each topic's papers and counts terms with our vectorizer on our vocabulary, then
-    applies ``ClassTfidfTransformer(reduce_frequent_words=True)``; summing the papers' rows of
-    ``dt`` gives the same counts (up to two-word terms spanning two joined papers). The evaluation
-    uses this to describe topics of many runs without fitting BERTopic each time.
+    The build sums each topic's papers' rows of ``dt`` (each count by :func:`paper_term_weights`)
+    and applies ``ClassTfidfTransformer(reduce_frequent_words=True)``; so does this. The evaluation
+    uses it to describe topics of many runs without fitting BERTopic each time.
 
     Args:
         labels: int ``(n,)`` topic per paper; ``-1`` (outliers) takes part in the weighting as
@@ -319,7 +336,8 @@ def ctfidf_words(labels: np.ndarray, dt: DocTerms, top_n: int = 10) -> dict[int,
         (np.ones(len(labels)), ([row_of[t] for t in labels.tolist()], np.arange(len(labels)))),
         shape=(len(ids), len(labels)),
     )
-    counts = sparse.csr_matrix(membership @ dt.counts, dtype=np.float64)
+    counts = sparse.csr_matrix(membership @ paper_term_weights(dt.counts))
+    counts.sort_indices()
     weights = sparse.csr_matrix(ClassTfidfTransformer(reduce_frequent_words=True).fit_transform(counts))
     weights.sort_indices()
     out: dict[int, list[tuple[str, float]]] = {}

@@ -235,11 +235,10 @@ def test_default_pipeline_beats_kmeans_on_labelled_ijcai(ijcai_root):
     )
     ours, km = result.result("pipeline").scores, result.result("kmeans").scores
     assert result.k == 16
-    # On this 1,603-paper sample the NMI of every method is within a few hundredths (graph clustering
-    # 0.360-0.375 depending on the embedding export, UMAP + HDBSCAN 0.379, k-means 0.371); the
-    # steady leads are ARI and stability (benchmarks/results/stability.md). On all 3,281 labelled
-    # papers the lead holds for NMI too (0.391 vs 0.371, EVALUATION.md).
-    assert ours["nmi_all"] > km["nmi_all"] - 0.02, (ours, km)
+    # The merged topics' borders refined by k-means steps (benchmarks/results/label-agreement.md)
+    # put NMI level with k-means or above on this 1,603-paper sample too, not only on all 3,281
+    # labelled papers (0.406 vs 0.371, EVALUATION.md); ARI and stability lead clearly.
+    assert ours["nmi_all"] >= km["nmi_all"], (ours, km)
     assert ours["ari_all"] > km["ari_all"] + 0.02, (ours, km)
     assert ours["stability"] > km["stability"] + 0.1, (ours, km)
     assert ours["nmi_all"] >= 0.35 and ours["ari_all"] >= 0.2
@@ -410,3 +409,75 @@ def test_bundled_corpus_has_six_readable_topics_the_same_on_another_processor(tm
     other = artifacts.read_table(there, schema.TOPICS)
     assert topics["label"].tolist() == other["label"].tolist()
     assert [list(k) for k in topics["keywords"]] == [list(k) for k in other["keywords"]]
+
+
+# --- what the labels of issue 10's follow-up rest on: refined borders, keywords papers share --------
+
+
+def test_refining_moves_a_paper_to_the_topic_it_is_most_like_and_leaves_outliers_alone():
+    from pipeline.cluster import refine
+
+    x, truth = _groups(n_per=60, k=3)
+    labels = truth.copy()
+    wrong = np.array([0, 1, 2, 60, 61, 120])  # papers of topics 0, 1 and 2 dealt into the next topic
+    labels[wrong] = (truth[wrong] + 1) % 3
+    labels[5] = -1  # a paper the clustering left out stays out
+    refined = refine(labels, x, steps=3)
+    assert refined[5] == -1
+    keep = np.arange(len(x)) != 5
+    np.testing.assert_array_equal(refined[keep], truth[keep])
+    np.testing.assert_array_equal(refine(labels, x, steps=3, chunk=7), refined)  # memory-bounded blocks
+    np.testing.assert_array_equal(refine(labels, x, steps=0), labels)
+
+
+def test_refining_breaks_a_tie_towards_the_smaller_topic():
+    from pipeline.cluster import refine
+
+    s = np.sqrt(0.5)
+    x = np.array([[1.0, 0.0], [0.0, 1.0], [s, s], [s, s]], dtype=np.float32)
+    # the two topics' means mirror each other: the last two papers are exactly as close to both
+    np.testing.assert_array_equal(refine(np.array([3, 5, 5, 3]), x, steps=1), [3, 5, 3, 3])
+
+
+def test_a_term_weighs_by_the_papers_using_it_not_by_one_papers_repeats():
+    from scipy import sparse
+
+    from pipeline.represent import ctfidf_words
+    from pipeline.vocab import DocTerms
+
+    terms = np.array(["haphazard", "other", "transformers", "voting"], dtype=object)
+    counts = np.zeros((10, 4), dtype=np.int32)
+    counts[0, 0] = 9  # one paper of topic 0 names its library nine times
+    counts[2:6, 2] = 1  # four of its six papers use "transformers" once
+    counts[6:, 3] = 2  # topic 1's own word
+    counts[:, 1] = 30  # the rest of each abstract
+    labels = np.array([0] * 6 + [1] * 4)
+    words = ctfidf_words(labels, DocTerms(sparse.csr_matrix(counts), terms))
+    # counted over the joined papers (BERTopic's own way) the library's name came first
+    assert [w for w, _ in words[0]][:2] == ["transformers", "haphazard"]
+
+
+def test_words_every_subfield_uses_are_no_label_on_their_own():
+    from pipeline.labels import TopicTerms, is_spread, make_labels, spread_stems, topic_text
+
+    assert len(spread_stems()) > 500
+    assert all(is_spread(w) for w in ("observed", "require", "guarantees", "progress"))
+    assert not any(is_spread(w) for w in ("diffusion", "transformers", "scene", "privacy", "convergence guarantees"))
+    docs = [f"Scene graphs of rooms, as observed in study {i}." for i in range(3)] + [
+        f"We observed that robots see rooms {i}." for i in range(3)
+    ]
+    topic = TopicTerms([("observed", 1.0), ("scene graphs", 0.9), ("rooms", 0.5)], ["observed"], [], topic_text(docs))
+    assert "observed" not in make_labels({0: topic})[0]
+
+
+def test_spread_is_zero_for_a_word_every_topic_uses_alike_and_large_for_one_topics_word():
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from make_spread_words import spread_bits
+
+    labels = np.repeat(np.arange(4), 50)
+    presence = np.zeros((200, 2))
+    presence[::5, 0] = 1  # "everywhere": one paper in five of every topic
+    presence[:50:2, 1] = 1  # "privacy": half of topic 0, nowhere else
+    bits = spread_bits(labels, presence, np.array(["everywhere", "privacy"], dtype=object), min_share=0.0)
+    assert bits["everywhere"] == pytest.approx(0.0, abs=1e-9)
+    assert bits["privacy"] == pytest.approx(2.0)  # log2 of four equally large topics
