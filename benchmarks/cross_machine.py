@@ -64,8 +64,11 @@ def main() -> None:
                 check=True,
             )
             rows[side] = json.loads(done.stdout.strip().splitlines()[-1]) | {"labels": np.load(out)}
+        from pipeline.cluster import CLUSTER_VERSION
+
         row = {
             "corpus": name,
+            "code": f"cluster v{CLUSTER_VERSION}",
             "n": rows["native"]["n"],
             "method": rows["native"]["method"],
             "ari_native_vs_emulated": adjusted_rand_score(rows["native"]["labels"], rows["emulated"]["labels"]),
