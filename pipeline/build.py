@@ -443,9 +443,12 @@ def _fit_full_with(
     from pipeline.vocab import doc_terms
 
     n = len(papers)
-    with run.stage(
-        "reduce", f"Projecting with UMAP ({config.umap.cluster_dims}-d for clustering, 2-d for the map)"
-    ) as clock:
+    what = (
+        f"{config.umap.cluster_dims}-d for clustering, 2-d for the map"
+        if uses_projection(config.cluster)
+        else "kNN graph for clustering, 2-d map"
+    )
+    with run.stage("reduce", f"Projecting with UMAP ({what})") as clock:
         projection, cached = _reduce_cached(embeddings, config, root, on_knn=job.start)
         clock.note = "cached" if cached else ""
     knn = _knn_info(embeddings, projection, config)

@@ -122,7 +122,11 @@ def _chart_font(tab) -> float:
     )
 
 
-def test_what_changed_and_lineage_views_join_a_tour(browser, server, output_dir):
+def test_what_changed_and_lineage_views_join_a_tour(browser, server, root, output_dir):
+    from pipeline import artifacts, schema
+
+    topics = artifacts.read_table(artifacts.corpus_path(root, "all"), schema.TOPICS)
+    label = topics.set_index("topic")["label"][1]  # the build's own label of topic 1
     big = Tab(browser, server, 1920, 1080)
     try:
         big.open("/compare?corpus=late&ref=early&show=shares")
@@ -138,7 +142,7 @@ def test_what_changed_and_lineage_views_join_a_tour(browser, server, output_dir)
         big.settle()
         main = big.page.locator('[data-testid="stMain"]').inner_text()
         assert "What changed: late vs early · topic shares" in main
-        assert "Topic lineage: roots of planning and search, 2020–2022 to 2023–2024 · the flow of topics" in main
+        assert f"Topic lineage: roots of {label}, 2020–2022 to 2023–2024 · the flow of topics" in main
         big.shot(output_dir, "compare-tour-editor")
 
         big.page.get_by_role("link", name="Present").click()  # step 1 reopens the same view, with its note

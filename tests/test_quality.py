@@ -472,8 +472,8 @@ def test_words_every_subfield_uses_are_no_label_on_their_own():
 
 
 def test_spread_is_zero_for_a_word_every_topic_uses_alike_and_large_for_one_topics_word():
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    from make_spread_words import spread_bits
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: benchmarks/ as a package
+    from benchmarks.make_spread_words import spread_bits
 
     labels = np.repeat(np.arange(4), 50)
     presence = np.zeros((200, 2))

@@ -7,6 +7,7 @@ one compares the real int8 model on both engines.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import shutil
@@ -192,11 +193,15 @@ def test_build_starts_and_stops_its_own_local_ray(tmp_path):
     from pipeline.build import build
 
     assert not ray.is_initialized()
+    print_before = builtins.print
     root = tmp_path / "art"
     engine = RayEngine(RayParams(workers=2, shard_texts=64))
     first = build([SMALL_CORPUS], "s", root, fast_config(), engine=engine, encoder=HASHING)
     assert first.embedded == first.papers > 100 and engine.last_run["workers"] == 2
     assert not ray.is_initialized()
+    # Ray's shutdown leaves its progress bars' print in builtins; numba cannot compile code that
+    # prints through it (pynndescent's kNN graph after a Ray embedding failed): put back
+    assert builtins.print is print_before
     assert not (root / ".cache" / "ray-staging").exists()  # the shards are cleaned up
 
 
@@ -204,9 +209,11 @@ def test_build_starts_and_stops_its_own_local_ray(tmp_path):
 def local_ray():
     import ray
 
+    print_before = builtins.print
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
+    builtins.print = print_before  # as ray_session does: Ray leaves its own print behind
 
 
 def test_ray_gives_the_local_vectors_and_fills_the_same_cache(local_ray, tmp_path):

@@ -25,6 +25,7 @@ Ray is imported only inside these functions; the local engine never imports it.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import dataclasses
 import logging
@@ -215,6 +216,7 @@ def ray_session(params: RayParams) -> Iterator[object]:
         return
     address = params.address or os.environ.get(ADDRESS_ENV) or None
     quiet = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    print_before = builtins.print
     try:
         if address:
             # The workers import this package from the driver's copy, so both run the same code.
@@ -231,6 +233,10 @@ def ray_session(params: RayParams) -> Iterator[object]:
         yield ray
     finally:
         ray.shutdown()
+        # Ray Data's progress bars replace builtins.print (ray.experimental.tqdm_ray) and leave
+        # their replacement behind; numba cannot compile code that prints through it, so the
+        # build's later stages (pynndescent's approximate kNN graph) failed after a Ray embedding.
+        builtins.print = print_before
 
 
 def _local_object_store_bytes() -> int:
