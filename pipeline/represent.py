@@ -44,7 +44,9 @@ def paper_term_weights(counts):
 
     counts = sparse.csr_matrix(counts)
     # the square roots share the counts' index arrays: at a million papers a copy of them is ~0.3 GB
-    return sparse.csr_matrix((np.sqrt(counts.data, dtype=np.float64), counts.indices, counts.indptr), shape=counts.shape)
+    return sparse.csr_matrix(
+        (np.sqrt(counts.data, dtype=np.float64), counts.indices, counts.indptr), shape=counts.shape
+    )
 
 
 class _Precomputed:
