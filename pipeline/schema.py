@@ -266,25 +266,15 @@ def readme_section() -> str:
     """
     lines = ["| file | contents |", "|---|---|"]
     lines += [f"| `{f}{'/' if f == BERTOPIC_DIR else ''}` | {d} |" for f, d in FILES.items()]
-    for table, columns in TABLES.items():
-        lines += [
-            "",
-            f"<details><summary>Columns of <code>{table}</code></summary>",
-            "",
-            "| column | meaning |",
-            "|---|---|",
-        ]
-        lines += [f"| `{c}` | {d} |" for c, d in columns.items()]
-        lines += ["", "</details>"]
+    lines += _column_details(TABLES)
     lines += _compare_section()
     return "\n".join(lines)
 
 
-def _compare_section() -> list[str]:
-    """The comparison files (``.compare/NEW/REF/``) for the README's artifact reference."""
-    lines = ["", f"Comparisons with a reference, in `{COMPARE_DIR}/NEW/REF/`:", "", "| file | contents |", "|---|---|"]
-    lines += [f"| `{f}` | {d} |" for f, d in COMPARE_FILES.items()]
-    for table, columns in COMPARE_TABLES.items():
+def _column_details(tables: dict[str, dict[str, str]]) -> list[str]:
+    """Each table's columns as a collapsed block of the README's artifact reference."""
+    lines: list[str] = []
+    for table, columns in tables.items():
         lines += [
             "",
             f"<details><summary>Columns of <code>{table}</code></summary>",
@@ -295,3 +285,10 @@ def _compare_section() -> list[str]:
         lines += [f"| `{c}` | {d} |" for c, d in columns.items()]
         lines += ["", "</details>"]
     return lines
+
+
+def _compare_section() -> list[str]:
+    """The comparison files (``.compare/NEW/REF/``) for the README's artifact reference."""
+    lines = ["", f"Comparisons with a reference, in `{COMPARE_DIR}/NEW/REF/`:", "", "| file | contents |", "|---|---|"]
+    lines += [f"| `{f}` | {d} |" for f, d in COMPARE_FILES.items()]
+    return lines + _column_details(COMPARE_TABLES)
