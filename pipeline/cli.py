@@ -554,6 +554,9 @@ def cmd_evaluate(args) -> int:
         + f"; methods {', '.join(methods)}; seeds {' '.join(map(str, args.seeds))}",
         flush=True,
     )
+    from pipeline.embed import embed_texts
+
+    cache = artifacts.cache_dir(args.artifacts)
     result = evaluate(
         papers["model_text"].tolist(),
         embeddings,
@@ -564,6 +567,7 @@ def cmd_evaluate(args) -> int:
         methods=methods,
         k=args.k,
         progress=lambda line: print(line, flush=True),
+        embed=lambda texts: embed_texts(texts, config.embed, cache).vectors,  # labels, for their retrieval
     )
     if dropped:
         result.notes.insert(0, f"{dropped:,} papers without a label left out")

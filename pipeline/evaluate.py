@@ -472,3 +472,89 @@ def lda(docs: Sequence[str], k: int, seed: int = 0, *, top_n: int = 10) -> Basel
     terms = vectorizer.get_feature_names_out()
     words = [[str(terms[i]) for i in np.argsort(-weights)[:top_n]] for weights in model.components_]
     return BaselineResult(np.asarray(doc_topic.argmax(axis=1), dtype=np.int64), words, time.perf_counter() - start)
+
+
+# --------------------------------------------------------------------------------------------
+# Labels and topic sizes
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LabelScores:
+    """How far a corpus's topic labels can be trusted (issue 20's measures).
+
+    Attributes:
+        coverage: per topic, the share of its papers whose text uses the label's words (for
+            "A and B", all words of A or all words of B; plurals folded; ``labels.label_parts``).
+        weighted_coverage: the mean of ``coverage`` weighted by topic size.
+        low_large: topics of at least ``large_share`` of the papers with coverage below 0.5.
+        contained: pairs of labels where one's words are all among the other's.
+        retrieval: share of labels whose embedding is nearest their own topic's centroid (NaN
+            without embeddings).
+    """
+
+    coverage: dict[int, float]
+    weighted_coverage: float
+    low_large: list[int]
+    contained: list[tuple[str, str]]
+    retrieval: float
+
+
+def label_scores(
+    labels: Mapping[int, str],
+    topics: np.ndarray,
+    texts: Sequence[str],
+    *,
+    label_vectors: np.ndarray | None = None,
+    centroids: np.ndarray | None = None,
+    large_share: float = 0.05,
+) -> LabelScores:
+    """Label coverage, containment and retrieval of a labelled clustering.
+
+    Args:
+        labels: topic id -> label.
+        topics: int ``(n,)`` topic per paper (``-1``: none).
+        texts: ``(n,)`` each paper's title and abstract.
+        label_vectors: float ``(len(labels), dim)`` the labels embedded, rows in sorted topic id order.
+        centroids: float ``(len(labels), dim)`` the topics' normalised mean embeddings, same order.
+        large_share: topics at least this large must reach 0.5 coverage.
+    """
+    from pipeline.labels import contains, doc_stems, label_parts
+
+    topics = np.asarray(topics)
+    ids = sorted(labels)
+    coverage: dict[int, float] = {}
+    sizes = {t: int((topics == t).sum()) for t in ids}
+    for t in ids:
+        parts = label_parts(labels[t])
+        rows = np.flatnonzero(topics == t)
+        used = sum(any(p <= doc_stems(texts[i]) for p in parts) for i in rows) if parts else 0
+        coverage[t] = used / len(rows) if len(rows) else math.nan
+    total = sum(sizes[t] for t in ids if coverage[t] == coverage[t]) or 1
+    weighted = sum(coverage[t] * sizes[t] for t in ids if coverage[t] == coverage[t]) / total
+    n = max(len(topics), 1)
+    low_large = [t for t in ids if sizes[t] / n >= large_share and coverage[t] < 0.5]
+    contained = [(labels[a], labels[b]) for a, b in itertools.combinations(ids, 2) if contains(labels[a], labels[b])]
+    retrieval = math.nan
+    if label_vectors is not None and centroids is not None and len(ids) > 1:
+        nearest = np.argmax(np.asarray(label_vectors) @ np.asarray(centroids).T, axis=1)
+        retrieval = float(np.mean(nearest == np.arange(len(ids))))
+    return LabelScores(coverage, float(weighted), low_large, contained, retrieval)
+
+
+def topic_spread(embeddings: np.ndarray, topics: np.ndarray) -> dict[int, float]:
+    """Per topic, how alike its papers are: the mean cosine similarity of its papers to their
+    normalised mean embedding (1 when all are the same; lower for a topic of several subjects).
+
+    Args:
+        embeddings: float ``(n, dim)`` normalised.
+        topics: int ``(n,)`` topic per paper (``-1`` ignored).
+    """
+    topics = np.asarray(topics)
+    out = {}
+    for t in sorted(set(topics.tolist()) - {-1}):
+        rows = np.asarray(embeddings[topics == t], dtype=np.float64)
+        mean = rows.mean(axis=0)
+        mean /= max(float(np.linalg.norm(mean)), 1e-12)
+        out[int(t)] = float((rows @ mean).mean())
+    return out

@@ -1,8 +1,8 @@
-"""Short topic labels a person would write ("diffusion models", "graph neural networks").
+"""Short topic labels a person would write ("diffusion models", "voting and elections").
 
 Built without a language model from the topic's representations: c-TF-IDF terms (phrases
-preferred: a phrase says more than a word), confirmed by KeyBERTInspired and MMR. When the topic's
-papers are given (:func:`topic_text`), every candidate is checked against them:
+preferred: a phrase says more than a word), KeyBERTInspired and MMR give the candidates. When the
+topic's papers are given (:func:`topic_text`), every candidate is checked against them:
 
 * a phrase must occur as written (inside one clause: "language llms", made by the vectorizer from
   "large language models (LLMs)", is not a phrase anyone wrote);
@@ -11,15 +11,20 @@ papers are given (:func:`topic_text`), every candidate is checked against them:
 * a term must be able to end a noun phrase: a word usually followed by another content word
   ("adversarial", "stochastic") is a modifier, not a label.
 
-A label has 2-5 words: one phrase, or two terms joined by "and" ("voting and elections"). Labels
-are unique within a corpus (also up to plurals), and never made only of generic words.
+A label names what most of the topic's papers share, not its most frequent corner. Each candidate
+is scored by its **coverage** (the share of the topic's papers whose title or abstract use all its
+words, plurals folded) and its **lift** against the whole corpus (:class:`Background`: how much
+more often the topic's papers use it than the corpus's papers do), so a word every topic uses
+("observed", "learning") is no label in any corpus, measured on that corpus. A label is one
+candidate, or two joined by "and" when the second adds papers the first misses ("image and
+video" for a topic of 3D scenes, video and segmentation); both parts must be distinctive. Labels
+are unique within a corpus, and no label's words contain another's ("diffusion models" /
+"diffusion models research" cannot both occur). With the corpus's embedder, a label must also
+retrieve its own topic: embedded, it is closer to its topic's centroid than to any other.
 
 Every label is then checked against its evidence (:func:`label_support`): the share of the
-topic's papers that use its words, and the share of its distinctive words among the topic's top
-c-TF-IDF terms. A candidate label that its evidence does not support (a KeyBERT phrase close to the
-topic's embedding but written by few of its papers) gives way to one that is supported; a topic
-where no candidate is supported (a handful of unrelated papers) keeps its best label, and its
-support below :data:`WEAK_SUPPORT` tells the app to show it as weak.
+topic's papers that use its words. Below :data:`WEAK_SUPPORT` (fewer than half of them) the app
+marks it weak wherever the label appears.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pipeline.vocab import ACADEMIC_STOP_WORDS
@@ -43,26 +48,45 @@ GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
     performance accuracy experiments theory theoretical empirical empirically efficient efficiency
     structure structures input output inputs outputs feature features representation representations
     set sets space spaces value values level levels type types case cases method-based general ai ml
-    learn learned learns prediction predictions inference optimization image images text approaches
-    solution solutions property properties quality error errors loss losses module modules mechanism
-    mechanisms strategy strategies component components scheme schemes tool tools manner aspect
-    aspects scenario scenarios setting settings context contexts paradigm paradigms pipeline
-    pipelines architecture architectures factor factors objective objectives capability capabilities
-    ability abilities behavior behaviors behaviour behaviours domain domains rule rules generation
-    words word sentences sentence user users item items agent agents solving solver solvers
-    computation computational estimation distribution distributions human humans attention
+    learn learned learns approaches solution solutions property properties quality error errors loss
+    losses module modules mechanism mechanisms strategy strategies component components scheme schemes
+    tool tools manner aspect aspects scenario scenarios setting settings context contexts paradigm
+    paradigms pipeline pipelines architecture architectures factor factors objective objectives
+    capability capabilities ability abilities behavior behaviors behaviour behaviours domain domains
+    rule rules
     """.split()
 )
 
-#: Below this support (:func:`label_support`, 0-1) a label is weak: one cannot be sure that a fifth
-#: of the topic's papers use its words, or few of its words are among the topic's top terms.
-WEAK_SUPPORT = 0.2
+#: Below this support (:func:`label_support`: the share of the topic's papers using the label's
+#: words) a label is weak: fewer than half of its papers would recognise it.
+WEAK_SUPPORT = 0.5
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
 MIN_PART_PAPERS = 3
-#: How many of the topic's c-TF-IDF terms count as its "top terms" for the support check.
+#: How many of the topic's c-TF-IDF terms count as its "top terms" (:class:`LabelSupport`).
 SUPPORT_TOP_TERMS = 10
 #: The mark the app appends to a weak label wherever it shows it.
 WEAK_MARK = " (?)"
+#: A candidate names its topic when the topic's papers use it at least this many times as often as
+#: the corpus's papers do (for a topic of a large share p of the corpus, half-way to the most
+#: possible, 1/p: a topic of 45% cannot reach 2).
+MIN_LIFT = 2.0
+#: How many times as much a label's recall (coverage) counts as its precision (:class:`_Scorer`).
+RECALL_WEIGHT = 2.0
+#: The second part of an "A and B" label must add at least this share of the topic's papers...
+MIN_GAIN = 0.08
+#: ... and be used by at least this share of them itself (else it names a side issue).
+MIN_PART_SHARE = 0.15
+#: ... and costs this much in the ranking of options: one part is easier to read.
+PART_COST = 0.04
+#: A phrase's advantage over a word in the ranking, per extra word (at most two).
+PHRASE_BONUS = 0.02
+#: How much the topic's representations' own ranking (c-TF-IDF, KeyBERT, MMR) counts beside it.
+RELEVANCE_WEIGHT = 0.05
+#: An option that retrieves its own topic (embedded, nearest to its topic's centroid) is preferred
+#: to a better-covering one that does not, down to this much less coverage.
+RETRIEVAL_SLACK = 0.15
+#: Papers of the corpus read for the background rates (evenly spread).
+BACKGROUND_SAMPLE = 20_000
 
 #: Most words a label may have.
 MAX_WORDS = 5
@@ -93,12 +117,14 @@ class TopicTerms:
         keybert: terms re-ranked by KeyBERTInspired.
         mmr: terms re-ranked by maximal marginal relevance.
         text: the topic's papers prepared by :func:`topic_text` ("" skips the phrase checks).
+        size: the topic's number of papers (0: unknown), for the lift a topic of its size can reach.
     """
 
     ctfidf: list[tuple[str, float]]
     keybert: list[str] = field(default_factory=list)
     mmr: list[str] = field(default_factory=list)
     text: str = ""
+    size: int = 0
 
 
 def topic_text(docs: Sequence[str]) -> str:
@@ -118,27 +144,6 @@ def is_generic(term: str) -> bool:
     """True when every word of ``term`` is generic (or it has no words)."""
     words = term.split()
     return not words or all(w in GENERIC_WORDS for w in words)
-
-
-#: Word stems every ML subfield uses (``assets/labels/spread_words.txt``, measured on NeurIPS
-#: 1987-2023 by ``benchmarks/make_spread_words.py``: "observed", "require", "guarantee", ...).
-SPREAD_WORDS_FILE = os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets", "labels", "spread_words.txt"
-)
-
-
-@functools.lru_cache(maxsize=1)
-def spread_stems() -> frozenset[str]:
-    """The stems of :data:`SPREAD_WORDS_FILE` (a missing file is an error: labels would change)."""
-    with open(SPREAD_WORDS_FILE, encoding="utf-8") as fh:
-        return frozenset(line.strip() for line in fh if line.strip() and not line.startswith("#"))
-
-
-def is_spread(term: str) -> bool:
-    """True for a single word that every subfield uses ("observed", "guarantees"): it may be part of
-    a phrase ("convergence guarantees") but says nothing about a topic on its own, even when all
-    of the topic's papers use it."""
-    return " " not in term.strip() and _stem(term.strip()) in spread_stems()
 
 
 def _english_stop_words() -> frozenset[str]:
@@ -301,7 +306,7 @@ def _candidates(
             if share * text.n_docs < min(min_papers, text.n_docs):
                 continue  # one paper's word (a system's name) does not name a topic
             score *= share**COVERAGE_WEIGHT
-        if is_generic(term) or is_spread(term):
+        if is_generic(term):
             continue
         score *= 1.0 + 0.25 * min(len(term.split()) - 1, 2)
         scored[term] = max(score, scored.get(term, 0.0))
@@ -310,16 +315,14 @@ def _candidates(
 
 @dataclass(frozen=True)
 class LabelSupport:
-    """How well a label agrees with its topic's evidence.
+    """How well a label agrees with its topic's papers.
 
     Attributes:
-        papers: how many of the topic's papers use the label's words, as a share one can be sure
-            of: the lower bound of its confidence interval (Wilson, 80%), so 2 papers of 6 count
-            for less than 70 of 210. For "A and B", either part counts, and each part must be
-            used by at least half that share (a label half about a side issue is half wrong) and
-            by :data:`MIN_PART_PAPERS` papers (else its own share counts, not twice it).
-            NaN when the papers' text is not known.
-        keywords: share of the label's distinctive words that are among the topic's top terms.
+        papers: share of the topic's papers (0-1) whose title or abstract use all the words of the
+            label, or for "A and B" all the words of A or all the words of B (plurals folded;
+            stop words aside). NaN when the papers' text is not known.
+        keywords: share of the label's distinctive words that are among the topic's top terms
+            (shown beside it; not part of the value).
         used: papers using the label's words (either part).
         of: papers read (the topic's papers, or an even sample of a large topic).
     """
@@ -331,42 +334,43 @@ class LabelSupport:
 
     @property
     def value(self) -> float:
-        """The weaker of the two (0-1): a label needs both its papers and its keywords behind it."""
-        known = [v for v in (self.papers, self.keywords) if v == v]
-        return min(known) if known else float("nan")
+        """The label's support (0-1): the share of its topic's papers that use its words."""
+        return self.papers
 
 
 _NUMBERED = re.compile(r" \(\d+\)$")
 
 
-def _label_parts(label: str) -> list[frozenset[str]]:
-    """The stems of each part of a label ("A and B" has two) that say what it is about.
+def label_parts(label: str) -> list[frozenset[str]]:
+    """The words of each part of a label ("A and B" has two) as stems, stop words aside.
 
-    Generic words ("neural", "learning", "models") and joining words count only when a part has
-    nothing else: "neural network estimator" is about estimators, "neural networks" about networks.
+    A paper uses a part when it uses every one of these words ("graph neural networks": graph,
+    neural and network), anywhere in its title or abstract.
     """
     stop = _english_stop_words()
-    base = _NUMBERED.sub("", label.strip().lower())
-    base = base.removesuffix(" research")
+    base = _NUMBERED.sub("", label.strip().lower()).removesuffix(WEAK_MARK.strip().lower()).strip()
     parts = []
-    for part in base.split(" and "):
-        words = [w for w in part.split() if w not in stop]
-        content = [w for w in words if w not in GENERIC_WORDS] or words
-        part_stems = _stems(" ".join(content))
+    for part in re.split(r",\s*|\s+and\s+", base):
+        part_stems = _stems(" ".join(w for w in re.findall(_WORD, part) if w not in stop))
         if part_stems:
             parts.append(frozenset(part_stems))
     return parts
 
 
+def doc_stems(doc: str) -> frozenset[str]:
+    """The words of one paper's text as stems (hyphenated words also by part)."""
+    return frozenset().union(*map(_word_stems, set(re.findall(_WORD, doc.lower()))))
+
+
 def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -> LabelSupport:
-    """How far a label is supported by its topic's top terms and its papers (see :class:`LabelSupport`).
+    """How far a label is supported by its topic's papers (see :class:`LabelSupport`).
 
     Args:
-        label: the label ("diffusion models", "voting and elections", "x and y (2)").
+        label: the label ("diffusion models", "voting and elections").
         terms: the topic's representations; ``terms.text`` (:func:`topic_text`) holds its papers.
         text: ``terms.text`` already parsed (saves the work when many labels are checked).
     """
-    parts = _label_parts(label)
+    parts = label_parts(label)
     if not parts:
         return LabelSupport(0.0, 0.0)
     if text is None and terms.text:
@@ -376,11 +380,11 @@ def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -
     if text is not None and text.n_docs:
         n = text.n_docs
         used = sum(any(p <= doc for p in parts) for doc in text.doc_stems)
-        papers = wilson_lower(used, n)
+        papers = used / n
         if len(parts) > 1:
-            weakest = min(sum(p <= doc for doc in text.doc_stems) for p in parts)
-            # each part must cover half as much; a part one or two papers use is their subject
-            papers = min(papers, (2 if weakest >= MIN_PART_PAPERS else 1) * wilson_lower(weakest, n))
+            weakest = min(sum(p <= doc for doc in text.doc_stems) for p in parts) / n
+            if weakest < MIN_PART_SHARE:  # a part few papers use names their subject, not the topic's
+                papers = min(papers, 2 * weakest)
     top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
     words = set().union(*parts)
     found = sum(any(_same_word(w, t) for t in top) for w in words)
@@ -414,91 +418,331 @@ def _overlaps(a: str, b: str) -> bool:
     return any(_same_word(x, y) for x in _stems(a) for y in _stems(b))
 
 
-def _options(cands: list[tuple[str, float]]) -> list[str]:
-    """Possible labels for one topic, best first.
+def contains(a: str, b: str) -> bool:
+    """True when the words of one label are all among the other's ("diffusion models" and
+    "diffusion models research", "reinforcement learning" and "offline reinforcement learning")."""
+    sa, sb = frozenset().union(*label_parts(a)), frozenset().union(*label_parts(b))
+    return bool(sa) and bool(sb) and (sa <= sb or sb <= sa)
 
-    A phrase stands alone. A single word is joined by "and" to the next strong term that shares no
-    word with it ("voting and elections"), or, when the best phrase built on it scores higher,
-    replaced by that phrase ("planning" -> "classical planning"); two joined terms have at most
-    three words.
+
+# --------------------------------------------------------------------------------------------
+# The corpus as background
+# --------------------------------------------------------------------------------------------
+
+
+class Background:
+    """Which papers of the corpus use each word: the base rate a topic's use of a term is compared with.
+
+    Built from an even sample of at most :data:`BACKGROUND_SAMPLE` papers.
     """
-    out: list[str] = []
-    for i, (first, score) in enumerate(cands[:10]):
-        if " " in first:
-            out.append(first)
+
+    def __init__(self, docs: Sequence[str], *, limit: int = BACKGROUND_SAMPLE):
+        import numpy as np
+
+        rows = np.unique(np.linspace(0, len(docs) - 1, min(len(docs), limit)).astype(np.int64)) if len(docs) else []
+        postings: dict[str, list[int]] = {}
+        for i, row in enumerate(rows):
+            for s in doc_stems(docs[int(row)]):
+                postings.setdefault(s, []).append(i)
+        self.n = len(rows)
+        self._postings = {s: np.asarray(v, dtype=np.int32) for s, v in postings.items()}
+        self._cache: dict[frozenset[str], object] = {}
+
+    def rows(self, words: frozenset[str]):
+        """The sampled papers (sorted int32 rows) using every stem in ``words``."""
+        import numpy as np
+
+        if words not in self._cache:
+            lists = sorted((self._postings.get(s, np.zeros(0, dtype=np.int32)) for s in words), key=len)
+            found = lists[0] if lists else np.zeros(0, dtype=np.int32)
+            for other in lists[1:]:
+                found = np.intersect1d(found, other, assume_unique=True)
+            self._cache[words] = found
+        return self._cache[words]
+
+    def share(self, words: frozenset[str]) -> float:
+        """Share of the sampled papers using every stem in ``words`` (0 when none does)."""
+        return len(self.rows(words)) / self.n if self.n else 0.0
+
+
+@dataclass
+class _Part:
+    """A candidate part of a label: the topic's papers that use it, and the corpus's."""
+
+    term: str
+    score: float  # relevance by the topic's representations (c-TF-IDF, KeyBERT, MMR)
+    used: object  # bool array over the topic's papers read
+    coverage: float  # share of those papers
+    lift: float  # coverage / the corpus's share (inf without a background)
+    corpus_rows: object  # the background's rows using it (None without a background)
+
+
+@dataclass
+class _Option:
+    label: str
+    coverage: float
+    rank: float
+
+
+class _Scorer:
+    """Recall and precision of a label as a description of one topic.
+
+    Recall is its coverage (the share of the topic's papers using it); precision the share of the
+    corpus's papers using it that are in the topic (from the :class:`Background`; 1 without one).
+    Options rank by their F-score with recall weighted :data:`RECALL_WEIGHT` times as much: a
+    label should describe most of its topic's papers, and belong to it rather than to every topic.
+    """
+
+    def __init__(self, background: Background | None, topic_share: float):
+        self.background = background if background is not None and background.n else None
+        self.expected = topic_share * self.background.n if self.background is not None else 0.0
+
+    def precision(self, coverage: float, rows) -> float:
+        if self.background is None or rows is None:
+            return 1.0
+        return 1.0 if not len(rows) else min(1.0, coverage * self.expected / len(rows))
+
+    def rank(self, coverage: float, precision: float) -> float:
+        b2 = RECALL_WEIGHT**2
+        return 0.0 if coverage <= 0 else (1 + b2) * precision * coverage / (b2 * precision + coverage)
+
+
+def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min_papers: int) -> list[_Part]:
+    """The topic's candidates with their coverage and lift, best first; only distinctive ones
+    (lift at least ``min_lift``) when the background is known."""
+    import numpy as np
+
+    cands = _candidates(terms, depth=40, min_papers=min_papers, text=text)
+    phrases = [t for t, _ in cands if " " in t]
+    out = []
+    for term, score in cands:
+        if " " not in term and any(_abbreviates(term, p) for p in phrases):
+            continue  # "nas": the phrase it abbreviates stands for it
+        words = frozenset().union(*label_parts(term))
+        if not words:
             continue
-        built = [(t, s) for t, s in cands if " " in t and _overlaps(first, t) and s >= 0.4 * score]
-        if built and _abbreviates(first, built[0][0]):
-            out.append(built[0][0])  # "nas" -> "neural architecture search"
-        seconds = [(t, s) for t, s in cands[i + 1 : 12] if not _overlaps(first, t) and len(t.split()) <= 2]
-        strong = [(t, s) for t, s in seconds if s >= 0.6 * score]
-        if strong and " " in strong[0][0] and strong[0][1] >= 0.85 * score:
-            out.append(strong[0][0])  # a phrase nearly as strong says more than a word and a phrase
-        if built and (not strong or built[0][1] > strong[0][1]):
-            out.append(built[0][0])
-        out += [f"{first} and {t}" for t, _ in strong or seconds[:1]]
-        if built:
-            out.append(built[0][0])
-    return list(dict.fromkeys(out))
-
-
-def label_for(terms: TopicTerms, taken: set[str], *, text: _Text | None = None) -> str:
-    """One topic's label, avoiding labels in ``taken`` (also up to plurals and word order).
-
-    Terms used by at least two of the topic's papers are tried first; tiny topics (a handful of
-    papers on different subjects) may need terms of one paper. The first option its evidence
-    supports (:func:`label_support` at least :data:`WEAK_SUPPORT`) wins; when none is, the best
-    supported one (it will be shown as weak).
-    """
-    taken_keys = {_key(t) for t in taken}
-    text = text if text is not None else (_Text(terms.text) if terms.text else None)
-    best, best_support, seen = None, -1.0, set()
-    for min_papers in (2, 1):
-        for option in _options(_candidates(terms, min_papers=min_papers, text=text)):
-            if option in seen or option in taken or _key(option) in taken_keys:
+        used = np.fromiter((words <= d for d in text.doc_stems), dtype=bool, count=text.n_docs)
+        coverage = float(used.mean()) if text.n_docs else 0.0
+        lift, rows = math.inf, None
+        if scorer.background is not None:
+            rows = scorer.background.rows(words)
+            base = len(rows) / scorer.background.n
+            lift = coverage / base if base > 0 else math.inf
+            if lift < min_lift:
                 continue
-            seen.add(option)
-            support = label_support(option, terms, text=text).value
-            support = -1.0 if support != support else support
-            if support >= WEAK_SUPPORT:
-                return option
-            if support > best_support:
-                best, best_support = option, support
-    if best is not None:
-        return best
-    # Nothing better is left: the best terms that passed the checks, else the best distinctive
-    # terms the papers write as such; numbered if needed.
+        out.append(_Part(term, score, used, coverage, lift, rows))
+    return out
+
+
+def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
+    """Possible labels from the candidates, best first.
+
+    Every candidate is an option; the best few also start a two-part option ("A and B") with the
+    candidate that adds most to it, when that one shares no word with it, adds at least
+    :data:`MIN_GAIN` of the topic's papers and is used by :data:`MIN_PART_SHARE` of them itself.
+    Options rank by :meth:`_Scorer.rank` (a second part costs :data:`PART_COST`; a phrase gains a
+    little over a word: it says more).
+    """
+    import numpy as np
+
+    if not parts:
+        return []
+
+    def bonus(term: str) -> float:
+        return PHRASE_BONUS * min(len(term.split()) - 1, 2)
+
+    top = max(p.score for p in parts) or 1.0
+
+    def relevance(part: _Part) -> float:
+        return RELEVANCE_WEIGHT * part.score / top
+
+    options: dict[str, _Option] = {}
+    singles = []
+    for p in parts:
+        rank = scorer.rank(p.coverage, scorer.precision(p.coverage, p.corpus_rows)) + bonus(p.term) + relevance(p)
+        singles.append((rank, p))
+        options[p.term] = _Option(p.term, p.coverage, rank)
+    singles.sort(key=lambda rp: (-rp[0], rp[1].term))
+    for _, first in singles[:8]:
+        if first.coverage < MIN_PART_SHARE or len(first.term.split()) >= MAX_WORDS - 1:
+            continue
+        best = None
+        for other in parts:
+            if other is first or _overlaps(first.term, other.term) or " and " in other.term:
+                continue
+            if len(first.term.split()) + len(other.term.split()) + 1 > MAX_WORDS:
+                continue
+            if other.coverage < MIN_PART_SHARE or int(other.used.sum()) < MIN_PART_PAPERS:
+                continue
+            if float((other.used & ~first.used).mean()) < MIN_GAIN:
+                continue
+            coverage = float((first.used | other.used).mean())
+            rows = None
+            if first.corpus_rows is not None and other.corpus_rows is not None:
+                rows = np.union1d(first.corpus_rows, other.corpus_rows)
+            a, b = (first, other) if first.coverage >= other.coverage else (other, first)
+            rank = scorer.rank(coverage, scorer.precision(coverage, rows)) - PART_COST
+            rank += max(bonus(a.term), bonus(b.term)) + relevance(first)
+            if best is None or rank > best.rank:
+                best = _Option(f"{a.term} and {b.term}", coverage, rank)
+        if best is not None and (best.label not in options or options[best.label].rank < best.rank):
+            options[best.label] = best
+    return sorted(options.values(), key=lambda o: (-o.rank, o.label))
+
+
+def _fallback(terms: TopicTerms, text: _Text | None) -> str:
+    """The best terms that passed the checks, else the best distinctive terms the papers write."""
     words = [t for t, _ in _candidates(terms, min_papers=1, text=text)][:1]
     if not words:
         written = [t for t, _ in terms.ctfidf if t and not is_generic(t) and (not terms.text or f" {t} " in terms.text)]
         words = written[:1] + [t for t in written[1:] if not _overlaps(t, written[0])][:1]
     if len(words) == 2 and len(" ".join(words).split()) + 1 <= MAX_WORDS:
-        base = " and ".join(words)
-    elif words and len(words[0].split()) < MAX_WORDS:
-        base = f"{words[0]} research"
-    else:
-        base = "miscellaneous topics"
+        return " and ".join(words)
+    if words and len(words[0].split()) <= MAX_WORDS:
+        return words[0]
+    return "miscellaneous topics"
+
+
+def topic_options(
+    terms: TopicTerms, *, text: _Text | None = None, background: Background | None = None, total: int = 0
+) -> list[_Option]:
+    """All labels worth trying for one topic, best first (:func:`_label_options`); terms of one
+    paper only when nothing two papers share is left (a handful of unrelated papers)."""
+    text = text if text is not None else (_Text(terms.text) if terms.text else None)
+    if text is None or not text.n_docs:
+        return [_Option(t, math.nan, -i) for i, t in enumerate(_old_options(_candidates(terms)))]
+    share = (terms.size or text.n_docs) / max(total, 1) if total else 0.0
+    scorer = _Scorer(background, share)
+    # a topic of a large share p of the corpus cannot reach a lift of 1/p: half-way to it suffices
+    min_lift = MIN_LIFT if not 0 < share < 1 else min(MIN_LIFT, 1 + (1 / share - 1) / 2)
+    for min_papers in (2, 1):
+        options = _label_options(_parts(terms, text, scorer, min_lift, min_papers), scorer)
+        if options:
+            return options
+    return []
+
+
+def _old_options(cands: list[tuple[str, float]]) -> list[str]:
+    """Labels from the representations alone (no papers to read): a phrase; a word, replaced by
+    the best phrase built on it or joined to the next term that shares no word with it."""
+    out: list[str] = []
+    for i, (first, score) in enumerate(cands[:10]):
+        if " " in first:
+            out.append(first)
+            continue
+        built = [t for t, s in cands if " " in t and _overlaps(first, t) and s >= 0.4 * score]
+        seconds = [t for t, _ in cands[i + 1 : 12] if not _overlaps(first, t) and len(t.split()) <= 2]
+        out += built[:1] + [f"{first} and {t}" for t in seconds[:1]] + [first]
+    return list(dict.fromkeys(out))
+
+
+def _free(label: str, taken: Sequence[str], taken_keys: set) -> bool:
+    return label not in taken and _key(label) not in taken_keys and not any(contains(label, t) for t in taken)
+
+
+def label_for(
+    terms: TopicTerms,
+    taken: set[str] | Sequence[str],
+    *,
+    text: _Text | None = None,
+    background: Background | None = None,
+    total: int = 0,
+    retrieves: Callable[[str], bool] | None = None,
+    options: list[_Option] | None = None,
+) -> str:
+    """One topic's label, avoiding labels in ``taken`` and labels whose words contain theirs or are
+    contained in them.
+
+    Args:
+        terms: the topic's representations and papers.
+        taken: labels of other topics, chosen before.
+        text: ``terms.text`` already parsed.
+        background: the corpus's rates (:class:`Background`) for the lift; None: no lift check.
+        total: papers in the corpus (with ``terms.size``, the topic's share).
+        retrieves: whether a label, embedded, is nearest to this topic's centroid; options that do
+            are preferred down to :data:`RETRIEVAL_SLACK` less coverage.
+    """
+    taken = list(taken)
+    taken_keys = {_key(t) for t in taken}
+    options = [
+        o
+        for o in topic_options(terms, text=text, background=background, total=total)
+        if _free(o.label, taken, taken_keys)
+    ]
+    if options and retrieves is not None:
+        best = options[0].rank
+        near = [o for o in options if o.rank >= best - RETRIEVAL_SLACK]
+        hit = next((o for o in near if retrieves(o.label)), None)
+        if hit is not None:
+            return hit.label
+    if options:
+        return options[0].label
+    base = _fallback(terms, text)
     label, n = base, 2
-    while label in taken or _key(label) in taken_keys:
-        label = f"{base} ({n})"
+    while not _free(label, taken, taken_keys) and n < 50:
+        words = [t for t, _ in terms.ctfidf if t and not is_generic(t) and _free(t, taken, taken_keys)]
+        label = words[0] if words else f"{base} {n}"
+        if words:
+            break
         n += 1
     return label
 
 
-def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None) -> dict[int, str]:
+def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None, **kwargs) -> dict[int, str]:
     """Labels for all topics; larger topics (earlier in ``order``) choose first."""
-    return {topic: label for topic, (label, _) in label_topics(topics, order).items()}
+    return {topic: label for topic, (label, _) in label_topics(topics, order, **kwargs).items()}
 
 
-def label_topics(topics: dict[int, TopicTerms], order: list[int] | None = None) -> dict[int, tuple[str, LabelSupport]]:
+def label_topics(
+    topics: dict[int, TopicTerms],
+    order: list[int] | None = None,
+    *,
+    background: Background | None = None,
+    total: int = 0,
+    embed: Callable[[list[str]], object] | None = None,
+    centroids: object | None = None,
+) -> dict[int, tuple[str, LabelSupport]]:
     """Labels for all topics with their support (each topic's papers read once); larger topics
-    (earlier in ``order``) choose first."""
-    taken: set[str] = set()
+    (earlier in ``order``) choose first.
+
+    Args:
+        topics: topic id -> its representations and papers.
+        order: the order in which topics choose (default: by id).
+        background: the corpus's rates for the lift (:class:`Background`).
+        total: papers in the corpus.
+        embed: the corpus's embedder (list of texts -> normalised ``(m, dim)`` vectors) and
+        centroids: float ``(len(topics), dim)`` normalised topic centroids, rows in sorted topic id
+            order: with both, a label should retrieve its own topic.
+    """
+    import numpy as np
+
+    ids = sorted(topics)
+    texts = {t: (_Text(topics[t].text) if topics[t].text else None) for t in ids}
+    options = {t: topic_options(topics[t], text=texts[t], background=background, total=total) for t in ids}
+    retrieves: dict[int, Callable[[str], bool]] = {}
+    if embed is not None and centroids is not None and len(ids) > 1:
+        flat = sorted({o.label for opts in options.values() for o in opts})
+        nearest: dict[str, int] = {}
+        if flat:
+            vectors = np.asarray(embed(flat), dtype=np.float64)
+            sims = vectors @ np.asarray(centroids, dtype=np.float64).T
+            nearest = {o: ids[int(j)] for o, j in zip(flat, np.argmax(sims, axis=1), strict=True)}
+        for t in ids:
+            retrieves[t] = lambda label, t=t: nearest.get(label) == t
+    taken: list[str] = []
     out: dict[int, tuple[str, LabelSupport]] = {}
-    for topic in order or sorted(topics):
+    for topic in order or ids:
         terms = topics[topic]
-        text = _Text(terms.text) if terms.text else None
-        label = label_for(terms, taken, text=text)
+        text = texts[topic]
+        label = label_for(
+            terms,
+            taken,
+            text=text,
+            background=background,
+            total=total,
+            retrieves=retrieves.get(topic),
+            options=options[topic],
+        )
         out[topic] = (label, label_support(label, terms, text=text))
-        taken.add(label)
+        taken.append(label)
     return out

@@ -59,6 +59,7 @@ class Run:
     clustered: np.ndarray
     topic_words: list[list[str]] | None
     seconds: float
+    topic_scores: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -168,6 +169,12 @@ class Evaluation:
                 ("ARI clustered", "ari_clustered"),
             ]
         cols += [
+            ("label coverage", "label_coverage"),
+            ("large topics below 0.5 (weak)", "low_coverage_large"),
+            ("contained labels", "contained_labels"),
+            ("labels retrieve their topic", "label_retrieval"),
+            ("largest topic", "largest_share"),
+            ("large and loose", "loose_large"),
             ("diversity", "diversity"),
             ("NPMI", "npmi"),
             ("bad keywords", "bad_keywords"),
@@ -197,11 +204,11 @@ def _json_float(value):
 def _cell(key: str, value: float) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    if key in ("outlier_share", "reassigned_share"):
+    if key in ("outlier_share", "reassigned_share", "largest_share"):
         return f"{value:.1%}"
     if key == "n_topics":
         return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
-    if key == "bad_keywords":
+    if key in ("bad_keywords", "low_coverage_large", "contained_labels", "loose_large"):
         return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
     if key == "seconds":
         return f"{value:.1f}"
@@ -228,7 +235,14 @@ def report_markdown(result: Evaluation, command: str = "") -> str:
         " seeds' assignments (what the seed changes: our pipeline's Leiden runs, UMAP for BERTopic, the"
         " initialisation for k-means and LDA); stability, 90% samples (our pipeline): the same between runs that"
         " each cluster a different random 90% of the papers with their own seed, over the papers two runs"
-        " share; seconds: median per run (ours includes the kNN graph and term counts).",
+        " share; seconds: median per run (ours includes the kNN graph and term counts). Our pipeline's labels"
+        " (made as the build makes them, each seed): label coverage, the size-weighted share of a topic's papers"
+        ' whose title or abstract use all words of its label (of either part of an "A and B" label; plurals'
+        " folded); large topics below 0.5, topics of 5% or more of the papers under that coverage (the app marks"
+        " a label weak below 0.5); contained labels, pairs where one label holds all the other's words; labels"
+        " retrieve their topic, the share of labels whose embedding is nearest their own topic's centroid;"
+        " largest topic, its share of the papers; large and loose, topics above 12% of the papers whose papers"
+        " are less alike (mean cosine to their centroid) than the median topic's.",
     ]
     examples = [f"{r.name}: {', '.join(r.bad_examples)}" for r in result.results if r.bad_examples]
     if examples:
@@ -248,6 +262,7 @@ class _Shared:
     knn: tuple[np.ndarray, np.ndarray]
     dt: object
     seconds: float  # what they cost; added to every run's time, as a fresh build pays it
+    docs: Sequence[str] = ()
 
 
 def _prepare(docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig) -> _Shared:
@@ -257,11 +272,21 @@ def _prepare(docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig) -
     start = time.perf_counter()
     knn = shared_knn(embeddings, config.umap)
     dt = doc_terms(list(docs), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
-    return _Shared(knn, dt, time.perf_counter() - start)
+    return _Shared(knn, dt, time.perf_counter() - start, list(docs))
 
 
-def pipeline_run(embeddings: np.ndarray, config: BuildConfig, seed: int, shared: _Shared) -> Run:
-    """Our pipeline's clustering and keywords for one seed (the build's own stages)."""
+def pipeline_run(
+    embeddings: np.ndarray,
+    config: BuildConfig,
+    seed: int,
+    shared: _Shared,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+) -> Run:
+    """Our pipeline's clustering, keywords and labels for one seed (the build's own stages).
+
+    With ``embed`` (the corpus's embedder) the run's labels are made as the build makes them and
+    scored (:func:`topic_scores`); the seconds are the clustering's and the keywords'.
+    """
     from pipeline.represent import ctfidf_words
 
     start = time.perf_counter()
@@ -269,7 +294,55 @@ def pipeline_run(embeddings: np.ndarray, config: BuildConfig, seed: int, shared:
     words = ctfidf_words(clustering.labels, shared.dt, TOP_N)
     seconds = time.perf_counter() - start + shared.seconds
     topic_words = [[w for w, _ in words[t]] for t in sorted(words)]
-    return Run(clustering.labels, ~clustering.raw_outlier & (clustering.labels != -1), topic_words, seconds)
+    scores = topic_scores(shared.docs, embeddings, clustering.labels, shared.dt, embed) if embed is not None else {}
+    return Run(clustering.labels, ~clustering.raw_outlier & (clustering.labels != -1), topic_words, seconds, scores)
+
+
+#: A topic larger than this share of the corpus must be as coherent as the median topic.
+LARGE_TOPIC = 0.12
+
+
+def topic_scores(
+    docs: Sequence[str],
+    embeddings: np.ndarray,
+    labels: np.ndarray,
+    dt,
+    embed: Callable[[list[str]], np.ndarray],
+) -> dict[str, float]:
+    """The labels of one clustering, made as the build makes them, and the topics' sizes, scored.
+
+    Returns:
+        ``label_coverage`` (size-weighted share of a topic's papers using its label's words),
+        ``low_coverage_large`` (topics of 5% or more of the papers with coverage below 0.5),
+        ``weak_large`` (those of them the app marks weak), ``contained_labels`` (pairs of labels
+        one of which holds all the other's words), ``label_retrieval`` (share of labels whose
+        embedding is nearest their own topic's centroid), ``largest_share``, ``loose_large``
+        (topics above :data:`LARGE_TOPIC` of the papers less coherent than the median topic).
+    """
+    from pipeline.cluster import centroids
+    from pipeline.evaluate import label_scores, topic_spread
+    from pipeline.labels import is_weak
+    from pipeline.represent import topic_labels
+
+    ids, vectors = centroids(labels, embeddings)
+    chosen = topic_labels(list(docs), labels, dt, vectors, embed)
+    names = {int(t): chosen[int(t)][0] for t in ids}
+    scored = label_scores(
+        names, labels, docs, label_vectors=np.asarray(embed([names[int(t)] for t in ids])), centroids=vectors
+    )
+    spread = topic_spread(embeddings, labels)
+    median = float(np.median(list(spread.values()))) if spread else math.nan
+    n = max(len(labels), 1)
+    sizes = {int(t): int((labels == t).sum()) for t in ids}
+    return {
+        "label_coverage": scored.weighted_coverage,
+        "low_coverage_large": float(len(scored.low_large)),
+        "weak_large": float(sum(is_weak(chosen[t][1].value) for t in scored.low_large)),
+        "contained_labels": float(len(scored.contained)),
+        "label_retrieval": scored.retrieval,
+        "largest_share": max(sizes.values()) / n if sizes else math.nan,
+        "loose_large": float(sum(1 for t, size in sizes.items() if size / n > LARGE_TOPIC and spread[t] < median)),
+    }
 
 
 def _cluster_with_seed(embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, seed: int):
@@ -380,6 +453,7 @@ def score_runs(
             "reassigned_share": float(((run.labels != -1) & ~run.clustered).mean()),
             "seconds": run.seconds,
         }
+        row.update(run.topic_scores)
         if labels_true is not None:
             all_ = clustering_scores(labels_true, run.labels)
             core = clustering_scores(labels_true, np.where(run.clustered, run.labels, -1))
@@ -421,6 +495,7 @@ def evaluate(
     methods: Sequence[str] = tuple(METHODS),
     k: int | None = None,
     progress: Callable[[str], None] | None = None,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
 ) -> Evaluation:
     """Run and score our pipeline and the baselines on the same papers, embeddings and seeds.
 
@@ -436,6 +511,8 @@ def evaluate(
         k: clusters for k-means and LDA; default the number of distinct labels, or without labels
             the number of topics our pipeline aims for.
         progress: called with a line of text after each run.
+        embed: the corpus's embedder (texts -> normalised vectors): with it, our pipeline's labels
+            are made and scored in every run (:func:`topic_scores`).
     """
     from pipeline import evaluate as ev
     from pipeline.cluster import resolve_params
@@ -462,7 +539,9 @@ def evaluate(
         if "pipeline" in results:
             if shared is None:
                 shared = _prepare(docs, embeddings, config)
-            _attempt(results["pipeline"], seed, lambda s=seed, sh=shared: pipeline_run(embeddings, config, s, sh), say)
+            _attempt(
+                results["pipeline"], seed, lambda s=seed, sh=shared: pipeline_run(embeddings, config, s, sh, embed), say
+            )
             if not results["pipeline"].error and len(seeds) > 1:
                 resampled[seed] = resampled_clustering(embeddings, shared.knn, config, seed)
         if "bertopic" in results or "bertopic_reduce" in results:

