@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import analysis, figures, filters, present, shell, state, text
 from explorer.data import Corpus
+from pipeline.labels import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
@@ -43,8 +44,9 @@ TOPIC_COLUMNS = {
     ),
     "label_support": st.column_config.NumberColumn(
         "Label support",
-        format="%.2f",
-        help="how far the topic's papers and top keywords use the label's words (0-1); below 0.2 the label is marked (?)",
+        format=f"%.{SUPPORT_DIGITS}f",
+        help=f"how far the topic's papers and top keywords use the label's words (0-1); below {WEAK_SUPPORT:.2f} as "
+        "shown here, the label is marked (?)",
     ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
@@ -83,8 +85,9 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
         ("Share", f"{row['share']:.1%}", "share of the corpus's papers"),
         (
             "Label support",
-            num(row["label_support"], ".2f"),
-            "how far the topic's papers and top keywords use the label's words, 0-1 (below 0.2: weak, marked (?)); "
+            num(row["label_support"], f".{SUPPORT_DIGITS}f"),
+            f"how far the topic's papers and top keywords use the label's words, 0-1 (below {WEAK_SUPPORT:.2f} as "
+            "shown: weak, marked (?)); "
             "– for a label written by hand",
         ),
         (
@@ -279,13 +282,11 @@ def far_note(corpus: Corpus, closest: float) -> None:
 
 def weak_label_note(row: pd.Series) -> None:
     """Say why a topic's label is marked weak (``pipeline.labels.is_weak``), if it is."""
-    from pipeline.labels import is_weak
-
     if row.get("curated") or not is_weak(float(row.get("label_support", np.nan))):
         return
     keywords = ", ".join(list(row["keywords"])[:6])
     st.caption(
-        f"The label ends in (?) because its evidence is weak (support {row['label_support']:.2f} of 1): few of the "
+        f"The label ends in (?) because its evidence is weak (support {row['label_support']:.{SUPPORT_DIGITS}f} of 1): few of the "
         f"topic's {int(row['size']):,} papers use its words, or they are not among its top keywords "
         f"({text.plain(keywords)}). The topic may gather papers on several subjects; read its papers before trusting the name."
     )

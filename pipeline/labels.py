@@ -63,6 +63,9 @@ MIN_PART_PAPERS = 3
 SUPPORT_TOP_TERMS = 10
 #: The mark the app appends to a weak label wherever it shows it.
 WEAK_MARK = " (?)"
+#: Decimals a support is shown with; the weak flag is decided on the number shown, so that a
+#: support of 0.196, shown as 0.20, is not flagged below a cut of 0.2.
+SUPPORT_DIGITS = 2
 
 #: Most words a label may have.
 MAX_WORDS = 5
@@ -397,9 +400,16 @@ def wilson_lower(k: int, n: int, z: float = 1.2816) -> float:
     return max(0.0, (centre - spread) / (1 + z * z / n))
 
 
+def shown_support(support: float) -> float:
+    """A support (0-1, NaN when unmeasured) as it is shown: rounded to :data:`SUPPORT_DIGITS` decimals."""
+    return round(float(support), SUPPORT_DIGITS) if support == support else float("nan")
+
+
 def is_weak(support: float) -> bool:
-    """True when a stored support (0-1, NaN when unmeasured) marks the label as weak."""
-    return support == support and support < WEAK_SUPPORT
+    """True when a stored support (0-1, NaN when unmeasured) marks the label as weak: its shown
+    (rounded) value is below :data:`WEAK_SUPPORT`, so the flag and the number shown agree."""
+    shown = shown_support(support)
+    return shown == shown and shown < WEAK_SUPPORT
 
 
 def shown_label(label: str, support: float) -> str:
@@ -460,7 +470,7 @@ def label_for(terms: TopicTerms, taken: set[str], *, text: _Text | None = None) 
             seen.add(option)
             support = label_support(option, terms, text=text).value
             support = -1.0 if support != support else support
-            if support >= WEAK_SUPPORT:
+            if not is_weak(support):
                 return option
             if support > best_support:
                 best, best_support = option, support

@@ -20,6 +20,7 @@ from explorer import analysis, data, state, tours
 from explorer.filters import Filters, apply
 from pipeline import artifacts, background, schema
 from pipeline.labels import (
+    SUPPORT_DIGITS,
     WEAK_MARK,
     WEAK_SUPPORT,
     TopicTerms,
@@ -27,6 +28,7 @@ from pipeline.labels import (
     label_support,
     make_labels,
     shown_label,
+    shown_support,
     topic_text,
     wilson_lower,
 )
@@ -123,8 +125,30 @@ def test_the_build_stores_label_support_and_the_app_marks_weak_labels(small_arti
     assert "label_support" in stored and stored["label_support"].between(0, 1).all()
     corpus = data.load_corpus(small_artifacts, "small")
     for raw, support, shown in zip(stored["label"], stored["label_support"], corpus.topics["label"], strict=True):
-        assert shown == (raw + WEAK_MARK if support < WEAK_SUPPORT else raw)
+        assert shown == (raw + WEAK_MARK if round(support, 2) < WEAK_SUPPORT else raw)
         assert corpus.topic_label(int(stored.loc[stored["label"] == raw, "topic"].iat[0])) == shown
+
+
+def test_the_weak_flag_is_decided_on_the_support_as_shown(small_artifacts, tmp_path, monkeypatch):
+    """A support of 0.196 is shown as 0.20 and so is not flagged below a cut of 0.2; 0.194 is
+    shown as 0.19 and is: the number on the page and the mark never disagree."""
+    assert WEAK_SUPPORT == 0.2 and SUPPORT_DIGITS == 2
+    assert (f"{shown_support(0.196):.2f}", is_weak(0.196)) == ("0.20", False)
+    assert (f"{shown_support(0.2):.2f}", is_weak(0.2)) == ("0.20", False)
+    assert (f"{shown_support(0.194):.2f}", is_weak(0.194)) == ("0.19", True)
+    assert not is_weak(float("nan"))
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "small")
+    topics = pd.read_parquet(tmp_path / "small" / schema.TOPICS)
+    topics["label_support"] = [0.196, 0.194] + [0.9] * (len(topics) - 2)
+    topics.to_parquet(tmp_path / "small" / schema.TOPICS, index=False)
+    for pos, value, weak in ((0, "0.20", False), (1, "0.19", True)):
+        topic, label = int(topics["topic"].iat[pos]), topics["label"].iat[pos]
+        at = run(tmp_path, monkeypatch, "pages/topics.py", corpus="small", topic=str(topic))
+        assert not at.exception
+        assert next(m.value for m in at.metric if m.label == "Label support") == value
+        heading = unescape(texts(at.header))
+        assert label in heading and (label + WEAK_MARK in heading) == weak
+        assert (f"support {value} of 1" in unescape(texts(at.caption))) == weak
 
 
 def test_a_build_without_label_support_still_opens(small_artifacts, tmp_path):
