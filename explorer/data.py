@@ -31,6 +31,7 @@ from explorer import readinglist
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError, CorpusEntry
 from pipeline.curation import Curation, CurationError, apply_edits, curation_path
+from pipeline.labels import shown_labels
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
 PAPER_COLUMNS = [
@@ -197,12 +198,11 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
     topics["label"] = _text(topics["label"]).fillna("").where(lambda s: s != "", "topic " + topics["topic"].astype(str))
-    # A label its keywords and papers barely support is shown as such on every page ("... (?)").
-    from pipeline.labels import shown_label
-
+    # A label its keywords and papers barely support is shown as such on every page ("... (?)"),
+    # and in the offline export (the same function).
     support = topics["label_support"] if "label_support" in topics else pd.Series(np.nan, index=topics.index)
     topics["label_support"] = support.astype(float)
-    topics["label"] = [shown_label(lab, s) for lab, s in zip(topics["label"], topics["label_support"], strict=True)]
+    topics["label"] = shown_labels(topics)
     topics["curated"] = False
     topic_pos = {int(t): i for i, t in enumerate(topics["topic"].to_numpy())}
 

@@ -48,6 +48,7 @@ import pandas as pd
 
 from pipeline import artifacts, bm25, schema
 from pipeline.curation import Curation, CurationError, apply_edits, curation_path
+from pipeline.labels import shown_labels
 
 TEMPLATE = "export.html"
 BUNDLE = Path(__file__).resolve().parent.parent / "frontend" / "dist" / "atlas-map.js"
@@ -133,7 +134,8 @@ def export_html(
             index; else title and abstract), ``title_derived, year, venue, authors, url, keywords,
             label, topic_prob, was_outlier, placed, moved`` when present.
         topics: topics to export instead of ``topics.parquet``. Needs ``topic, label``; uses
-            ``keywords, x, y`` when present (else the median position of the topic's papers).
+            ``keywords, x, y`` when present (else the median position of the topic's papers), and
+            ``label_support, curated`` to mark weak labels as the app does (``pipeline.labels.shown_labels``).
             Sizes are always counted from ``papers``; topics without papers are left out, and
             papers whose topic is not in the table get a generic label ("topic 7", "outliers").
         curated: when neither table is given, apply the corpus's topic edits
@@ -161,6 +163,8 @@ def export_html(
         papers = artifacts.read_table(folder, schema.PAPERS)
     if topics is None:
         topics = artifacts.read_table(folder, schema.TOPICS)
+        # Weak labels marked before the edits, as the app does on load (a merged topic keeps its mark).
+        topics = topics.assign(label=shown_labels(topics))
     if edits:
         applied = apply_edits(papers, topics, edits)
         papers, topics = applied.papers, applied.topics
@@ -376,17 +380,19 @@ def _keywords(value, n: int = 10) -> list[str]:
 
 def _topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
     """One row per topic that has papers, in the table's order, then any topic only papers name
-    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median)."""
+    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median).
+    Labels are as the app shows them: weak ones end in ``pipeline.labels.WEAK_MARK``."""
     present = set(np.unique(topic_ids).tolist())
     rows, seen = [], set()
-    for rec in topics.to_dict("records"):
+    named = topics.assign(label=[_text_or_none(v) or "" for v in topics["label"]])
+    for rec, raw, label in zip(topics.to_dict("records"), named["label"], shown_labels(named), strict=True):
         tid = int(rec["topic"])
         if tid in present and tid not in seen:
             seen.add(tid)
             rows.append(
                 {
                     "topic": tid,
-                    "label": _text_or_none(rec.get("label")) or f"topic {tid}",
+                    "label": label if raw else f"topic {tid}",
                     "keywords": rec.get("keywords"),
                     "x": rec.get("x"),
                     "y": rec.get("y"),

@@ -417,6 +417,22 @@ def shown_label(label: str, support: float) -> str:
     return f"{label}{WEAK_MARK}" if is_weak(support) and not label.endswith(WEAK_MARK) else label
 
 
+def shown_labels(topics) -> list:
+    """A topics table's labels as the app shows them (:func:`shown_label` of ``label`` and
+    ``label_support``). A table without ``label_support`` (built before it was measured), rows
+    whose ``curated`` is true (a label written by hand) and missing or empty labels are kept as they are."""
+    labels = list(topics["label"])
+    if "label_support" not in topics:
+        return labels
+    curated = list(topics["curated"]) if "curated" in topics else [False] * len(labels)
+    return [
+        lab
+        if hand or not isinstance(lab, str) or not lab.strip()
+        else shown_label(lab, math.nan if s is None else float(s))
+        for lab, s, hand in zip(labels, topics["label_support"], curated, strict=True)
+    ]
+
+
 def _overlaps(a: str, b: str) -> bool:
     """The two terms share a word (up to plurals and endings) or one abbreviates the other."""
     if (" " not in a and _abbreviates(a, b)) or (" " not in b and _abbreviates(b, a)):

@@ -92,8 +92,8 @@ TOPIC_COLUMNS: dict[str, str] = {
     "growth": "change in share per year (least squares slope, percentage points), null without years",
     "stability": "how well clusterings of random 90% samples of the papers find the topic again: mean best Jaccard overlap over the papers each kept, 0-1 (null when not measured)",
     "label_support": "label-evidence agreement, 0-1: the lower of the share of the topic's papers using the label's words "
-    "(lower 80% confidence bound) and the share of its distinctive words among the top 10 keywords; below 0.2 the app "
-    "marks the label weak with (?) (null: not measured)",
+    "(lower 80% confidence bound) and the share of its distinctive words among the top 10 keywords; below 0.2 (at two "
+    "decimals, as shown) the app and the offline export mark the label weak with (?) (null: not measured)",
 }
 
 TOPIC_TERM_COLUMNS: dict[str, str] = {

@@ -16,6 +16,7 @@ import csv
 import gzip
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +25,10 @@ import pytest
 
 from explorer import data, mapview, palette, readinglist, search, tours
 from pipeline import artifacts, bm25, cli, schema
+from pipeline.compare import load_side
 from pipeline.export import export_html
+from pipeline.export_compare import reference_tables
+from pipeline.labels import WEAK_MARK
 
 HOSTILE_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
 #: Queries the app and the file must rank identically: phrases, repeats, stop words, case, digits,
@@ -157,6 +161,24 @@ def test_curated_tables_replace_the_stored_ones(small_artifacts, papers, topics,
     ]
     assert [t["label"] for t in d["points"][0]["topics"]] == ["<b>Agents</b> & planning"]  # the map's label too
     assert d["meta"]["topics"] == 1
+
+
+def test_weak_labels_carry_the_apps_mark_on_the_map_and_in_the_topic_list(small_artifacts, topics, tmp_path):
+    """The file shows a label exactly as the app does: weak ones end in " (?)", decided on the
+    support as shown (0.196 is shown as 0.20 and is not weak at a cut of 0.2; 0.194 is)."""
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "weak")
+    support = [0.194, 0.196, 0.2] + [0.9] * (len(topics) - 3)
+    topics.assign(label_support=support).to_parquet(tmp_path / "weak" / schema.TOPICS)
+    d = parts(export_html(tmp_path, "weak", tmp_path / "weak.html").read_text(encoding="utf-8"))
+    labels = [topics["label"].iat[0] + WEAK_MARK, *topics["label"].iloc[1:]]
+    shown = dict(zip(topics["topic"], labels, strict=True))
+    assert {t["id"]: t["label"] for t in d["meta"]["topic_list"]} == shown  # the topic list (and its CSV)
+    assert {t["id"]: t["label"] for t in d["points"][0]["topics"]} == shown  # the map's labels
+    app = data.load_corpus(tmp_path, "weak").topics
+    assert dict(zip(app["topic"], app["label"], strict=True)) == shown  # as the app shows them
+    assert load_side(tmp_path, "weak").labels == shown  # a comparison's rows, stored or in the file
+    ref = reference_tables(tmp_path, "weak")[1]
+    assert dict(zip(ref["topic"], ref["label"], strict=True)) == shown  # the reference's map in the file
 
 
 def test_missing_columns_are_reported(small_artifacts, papers, tmp_path):
