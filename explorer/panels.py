@@ -187,12 +187,16 @@ def topic_overview(corpus: Corpus, selected: int | None) -> None:
 
 #: Most similar papers whose topics say how well a paper fits its own.
 NEIGHBOURS = 10
-#: What ``topic_prob`` is, wherever a table shows it (it is not the paper page's fit).
-TOPIC_PROB_HELP = (
-    "The paper's topic's share of its topic distribution: how much closer its abstract is to this topic's average "
-    "paper than to the other topics' (a softmax of cosine similarities, charted on the paper's page as Closest "
-    "topics by its abstract). It ranks a topic's papers from most to least typical; it is not its fit, which the "
-    f"paper's page gives as how many of its {NEIGHBOURS} most similar papers are in the topic."
+#: What a paper's similarity to its topic is, wherever a table shows it (it is not the paper page's fit).
+TOPIC_SIMILARITY_HELP = (
+    "Cosine similarity between the paper's embedding and its topic's embedding (the normalised mean of the topic's "
+    "papers' embeddings), from -1 to 1: higher is more typical of the topic. It is not a probability, and not its "
+    f"fit, which the paper's page gives as how many of its {NEIGHBOURS} most similar papers are in the topic."
+)
+#: What the bars of a paper's (or a new abstract's) closest topics show.
+CLOSEST_TOPICS_HELP = (
+    "Cosine similarity of its abstract's embedding to each topic's embedding (the normalised mean of the topic's "
+    "papers' embeddings), from -1 to 1; higher is closer. It ranks the topics; it is not a probability."
 )
 
 
@@ -220,30 +224,27 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
         if ctx.can_edit:
             st.page_link(shell.PAGE["curate"].path, label="Move it to another topic", icon=":material/move_item:",
                          query_params=state.shared(ctx.view, paper=paper["doc_id"]))  # fmt: skip
-    dist = np.asarray(corpus.topic_distribution[row], dtype=float)
-    if dist.size == 0:
+    sims = analysis.topic_similarities(corpus, row)
+    if sims.size == 0:
         return
-    top = [int(i) for i in np.argsort(-dist, kind="stable")[:5] if dist[i] >= 0.01]
+    top = [int(i) for i in np.argsort(-sims, kind="stable")[:5]]
     if pos is not None and pos not in top:
         top.append(pos)  # its own topic is always shown, however far down
     ids = [int(corpus.topic_ids[i]) for i in top]
     chart(
-        figures.topic_probability_bars(
-            [corpus.topic_label(t) for t in ids], ids, [dist[i] for i in top], assigned=topic,
+        figures.topic_similarity_bars(
+            [corpus.topic_label(t) for t in ids], ids, [sims[i] for i in top], assigned=topic,
             title="Closest topics by its abstract",
         ),
         name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"),
     )  # fmt: skip
-    caption = (
-        "How close its abstract is to each topic's average paper, relative to the other topics (a softmax of "
-        "cosine similarities): it ranks the topics, it does not say how close any of them is. ▶ marks its topic."
-    )
-    first = int(corpus.topic_ids[int(np.argmax(dist))])
+    caption = CLOSEST_TOPICS_HELP + " ▶ marks its topic."
+    first = int(corpus.topic_ids[int(np.argmax(sims))])
     if pos is not None and first != topic:
         caption += (
             f" **Why it is in topic {topic} and not {first}:** topics are cut from groups of papers lying close "
             f"together on the map, and clustering put this paper with topic {topic}'s; by its own abstract it is "
-            f"nearer topic {first}'s average paper ({dist.max():.0%} against {dist[pos]:.0%}). Of its "
+            f"nearer topic {first}'s average paper (cosine {sims.max():.2f} against {sims[pos]:.2f}). Of its "
             f"{len(near)} most similar papers, {int((near == topic).sum())} are in topic {topic} and "
             f"{int((near == first).sum())} in topic {first}: it lies between the two."
         )

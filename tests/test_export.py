@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import data, mapview, palette, readinglist, search, tours
+from explorer import analysis, data, downloads, mapview, palette, readinglist, search, tours
 from pipeline import artifacts, bm25, cli, schema
 from pipeline.compare import load_side
 from pipeline.export import export_html
@@ -179,6 +179,40 @@ def test_weak_labels_carry_the_apps_mark_on_the_map_and_in_the_topic_list(small_
     assert load_side(tmp_path, "weak").labels == shown  # a comparison's rows, stored or in the file
     ref = reference_tables(tmp_path, "weak")[1]
     assert dict(zip(ref["topic"], ref["label"], strict=True)) == shown  # the reference's map in the file
+
+
+def test_the_papers_score_is_their_cosine_to_the_topic_as_in_the_app(page_html, small_artifacts, corpus):
+    """Each paper's score in the file is what the app's map page shows: its cosine similarity to its
+    topic's embedding, a plain decimal, named as such, never a softmax "probability" in percent."""
+    p = parts(page_html)["papers"]
+    assert "p" not in p
+    folder = artifacts.corpus_path(small_artifacts, "small")
+    stored = pd.read_parquet(folder / schema.PAPERS)
+    emb, t_emb = np.load(folder / schema.EMBEDDINGS), np.load(folder / schema.TOPIC_EMBEDDINGS)
+    pos = {t: i for i, t in enumerate(pd.read_parquet(folder / schema.TOPICS)["topic"])}
+    cosine = [float(emb[r] @ t_emb[pos[t]]) for r, t in zip(stored["row"], stored["topic"], strict=True)]
+    assert np.allclose(p["ts"], np.round(cosine, 2), atol=0.0051)
+    from_app = parts(downloads.offline_html(corpus))["papers"]["ts"]  # the app's download
+    assert np.allclose(from_app, p["ts"], atol=0.0051)
+    page = (Path(__file__).resolve().parent.parent / "pipeline" / "templates" / "export.html").read_text()
+    assert "Topic prob" not in page and "softmax" not in page and "Similarity to topic" in page
+    assert "'topic_similarity'" in page and "Not a probability" in page
+
+
+def test_after_a_merge_the_files_scores_are_the_apps(small_artifacts, papers, topics, tmp_path):
+    """With a curation file merging two topics, the file's scores are those of the app's curated
+    corpus: cosine to the merged topic's embedding (the size-weighted mean of the two)."""
+    from pipeline.curation import Curation, curation_path
+
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "cur")
+    edits = Curation()
+    edits.merge(topics, papers, [int(topics["topic"].iat[0]), int(topics["topic"].iat[1])])
+    edits.save(curation_path(tmp_path, "cur"))
+    d = parts(export_html(tmp_path, "cur", tmp_path / "cur.html").read_text(encoding="utf-8"))
+    corpus = data.with_edits(data.load_corpus(tmp_path, "cur"), edits.edits, "merge")
+    app = dict(zip(corpus.papers["doc_id"], analysis.topic_similarity(corpus), strict=True))
+    assert len(d["meta"]["topic_list"]) == len(topics) - 1
+    assert np.allclose(d["papers"]["ts"], [app[i] for i in d["papers"]["id"]], atol=0.0051)
 
 
 def test_missing_columns_are_reported(small_artifacts, papers, tmp_path):
