@@ -53,6 +53,10 @@ PY = sys.executable
 
 #: Targets of issue 11 (seconds for everything except embedding, MB of peak memory).
 TARGETS = {"100k": (300, 6 * 1024), "1m": (3600, 20 * 1024)}
+#: Time targets of the app on a large corpus (s): the dashboard's for a semantic search in the
+#: browser, and the drawing benchmark's "6 s in the app" for a million points for the map's first
+#: visit. Keyword search has none: it is reported, not judged.
+APP_TARGETS = {"map_first_visit_s": 6.0, "semantic_search_s": 0.3}
 #: A build is stopped when the machine has less memory than this left (MB).
 MIN_AVAILABLE_MB = 1_000
 #: Memory a size needs free before it starts (MB): its target peak, with room.
@@ -430,19 +434,26 @@ def markdown(res: dict) -> str:
         kw = max(t for t, _ in sc["keyword"])
         sem = max(t for t, _ in sc["semantic"])
         ok = all(n > 0 for _, n in sc["keyword"] + sc["semantic"]) and "error" not in br
-        browser = (
-            f"; in Chromium: map drawn on the first visit after a server start {br['map_first_visit_s']:.1f} s "
-            f"(a fresh tab {br['map_fresh_tab_s']:.1f} s), first keyword search {br['keyword_first_search_s']:.1f} s "
-            f"(builds the index), semantic search {max(br['semantic_search_s']):.2f} s; server memory "
-            f"{br['server_after_search_mb']:,.0f} MB"
-            if "error" not in br
-            else f"; browser check failed: {br['error'][:200]}"
-        )
         lines.append(
-            f"| {size}: the app opens it and searches it | corpus loaded in {sc['load_s']:.1f} s (+{sc['load_mb']:,.0f} MB), "
-            f"BM25 index built in {sc['bm25_s']:.1f} s (+{sc['bm25_mb']:,.0f} MB), keyword search at most {kw * 1000:.0f} ms, "
-            f"semantic at most {sem * 1000:.0f} ms{browser} | {_verdict(ok)} |"
+            f"| {size}: the app opens it and every search returns papers (no time in this target) | corpus loaded in "
+            f"{sc['load_s']:.1f} s (+{sc['load_mb']:,.0f} MB); server memory after the searches "
+            + (f"{br['server_after_search_mb']:,.0f} MB" if "error" not in br else "unknown")
+            + f" | {_verdict(ok)} |"
         )
+        if "error" in br:
+            lines.append(f"| {size}: the app in Chromium | browser check failed: {br['error'][:200]} | **missed** |")
+            continue
+        first, sem_browser = br["map_first_visit_s"], max(br["semantic_search_s"])
+        lines += [
+            f"| {size}: map drawn on the first visit after a server start <= {APP_TARGETS['map_first_visit_s']:.0f} s "
+            f"| {first:.1f} s (loads the corpus; a fresh tab afterwards {br['map_fresh_tab_s']:.1f} s) | "
+            f"{_verdict(first <= APP_TARGETS['map_first_visit_s'])} |",
+            f"| {size}: semantic search in the browser <= {APP_TARGETS['semantic_search_s']} s | {sem_browser:.2f} s "
+            f"(server code at most {sem * 1000:.0f} ms) | {_verdict(sem_browser <= APP_TARGETS['semantic_search_s'])} |",
+            f"| {size}: keyword search (no target set) | first search in the browser {br['keyword_first_search_s']:.1f} s "
+            f"(it builds the BM25 index: {sc['bm25_s']:.1f} s, +{sc['bm25_mb']:,.0f} MB); later queries at most "
+            f"{kw * 1000:,.0f} ms in the server's code | not judged: no target |",
+        ]
     rr = res.get("real_recall")
     if rr and "error" not in rr:
         lines += [

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.data import Corpus
+from pipeline import place
 
 #: Below this many papers NPMI coherence is not shown: measured on fewer abstracts, the score of
 #: a topic's words is mostly pairs that never happen to meet (see ``benchmarks/coherence_size.py``
@@ -85,12 +86,28 @@ def nearest_topics(corpus: Corpus, pos: int, k: int = 5) -> list[tuple[int, floa
     return [(int(i), float(sims[i])) for i in order]
 
 
+def topic_similarity(corpus: Corpus, rows: np.ndarray | None = None) -> np.ndarray:
+    """float32 ``(len(rows),)`` (all papers when ``rows`` is None): each paper's cosine similarity
+    to its topic's embedding (the normalised mean of the topic's papers' embeddings, merged topics'
+    after curation), -1 to 1, NaN outside every topic (``pipeline.place.own_topic_similarity``)."""
+    if rows is None:  # the memory map is read a block at a time
+        return place.own_topic_similarity(corpus.embeddings, corpus.topic_embeddings, corpus.topic_index)
+    rows = np.asarray(rows, dtype=np.int64)
+    return place.own_topic_similarity(
+        np.asarray(corpus.embeddings[rows]), corpus.topic_embeddings, corpus.topic_index[rows]
+    )
+
+
+def topic_similarities(corpus: Corpus, row: int) -> np.ndarray:
+    """float ``(topics,)``: paper ``row``'s cosine similarity to every topic's embedding (``topics`` row order)."""
+    return np.asarray(corpus.topic_embeddings, dtype=np.float32) @ np.asarray(corpus.embeddings[row], dtype=np.float32)
+
+
 def topic_papers(corpus: Corpus, topic: int, mask: np.ndarray) -> np.ndarray:
-    """Rows of the topic's papers kept by ``mask``, most typical (highest probability) first."""
-    papers = corpus.papers
-    rows = np.flatnonzero((papers["topic"].to_numpy() == topic) & mask)
-    prob = papers["topic_prob"].to_numpy()[rows]
-    return rows[np.argsort(-prob, kind="stable")]
+    """Rows of the topic's papers kept by ``mask``, most typical (most similar to the topic's
+    embedding, :func:`topic_similarity`) first."""
+    rows = np.flatnonzero((corpus.papers["topic"].to_numpy() == topic) & mask)
+    return rows[np.argsort(-topic_similarity(corpus, rows), kind="stable")]
 
 
 def representative_rows(corpus: Corpus, pos: int) -> list[int]:
@@ -434,8 +451,8 @@ def neighbour_topics(corpus: Corpus, rows: Sequence[int], k: int = 10) -> np.nda
     """The topic of each of the ``k`` papers most similar to each of ``rows`` (itself excluded).
 
     A paper's own neighbours say how well it fits its topic in a way that means the same at any
-    corpus size: "8 of its 10 most similar papers are in this topic" is a fit; a topic probability
-    of 99% among six topics only says which topic is least far.
+    corpus size: "8 of its 10 most similar papers are in this topic" is a fit; a softmax "topic
+    probability" of 99% among six topics only says which topic is least far.
 
     Returns:
         int ``(len(rows), min(k, papers - 1))`` topic ids, most similar first.

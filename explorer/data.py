@@ -30,7 +30,16 @@ import streamlit as st
 from explorer import readinglist
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError, CorpusEntry
-from pipeline.curation import Curation, CurationError, apply_edits, curation_path
+from pipeline.curation import (
+    Curation,
+    CurationError,
+    apply_edits,
+    curation_path,
+    fold_matrix,
+    folded_embeddings,
+    topic_targets,
+)
+from pipeline.labels import shown_labels
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
 PAPER_COLUMNS = [
@@ -197,12 +206,11 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
     topics["label"] = _text(topics["label"]).fillna("").where(lambda s: s != "", "topic " + topics["topic"].astype(str))
-    # A label its keywords and papers barely support is shown as such on every page ("... (?)").
-    from pipeline.labels import shown_label
-
+    # A label its keywords and papers barely support is shown as such on every page ("... (?)"),
+    # and in the offline export (the same function).
     support = topics["label_support"] if "label_support" in topics else pd.Series(np.nan, index=topics.index)
     topics["label_support"] = support.astype(float)
-    topics["label"] = [shown_label(lab, s) for lab, s in zip(topics["label"], topics["label_support"], strict=True)]
+    topics["label"] = shown_labels(topics)
     topics["curated"] = False
     topic_pos = {int(t): i for i, t in enumerate(topics["topic"].to_numpy())}
 
@@ -290,27 +298,15 @@ def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
     old_topic, new_topic = base.papers["topic"].to_numpy(), papers["topic"].to_numpy()
     moved = papers["moved"].to_numpy(dtype=bool)
     # Where each stored topic went: itself, or the topic its papers were merged into.
-    kept = set(new_ids.tolist())
-    target: dict[int, int] = {}
-    for t in old_ids.tolist():  # one per topic
-        sel = (old_topic == t) & ~moved
-        if t in kept:
-            target[t] = t
-        elif sel.any():
-            target[t] = int(pd.Series(new_topic[sel]).mode().iat[0])
+    target = topic_targets(old_ids, new_ids, old_topic, new_topic, moved)
     new_pos = {int(t): j for j, t in enumerate(new_ids)}
-    fold = np.zeros((len(old_ids), len(new_ids)), dtype=np.float32)
-    for i, t in enumerate(old_ids.tolist()):
-        if target.get(t) in new_pos:
-            fold[i, new_pos[target[t]]] = 1.0
+    fold = fold_matrix(target, old_ids, new_ids)
     absorbed = sorted({v for k, v in target.items() if k != v})
     distribution, topic_embeddings, similarity = base.topic_distribution, base.topic_embeddings, base.topic_similarity
     topic_terms, hierarchy = base.topic_terms, base.hierarchy
     if absorbed or len(new_ids) != len(old_ids):
         distribution = np.asarray(base.topic_distribution, dtype=np.float32) @ fold
-        sizes = base.topics["size"].to_numpy(dtype=np.float32)
-        emb = (fold * sizes[:, None]).T @ np.asarray(base.topic_embeddings, dtype=np.float32)
-        emb /= np.clip(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12, None)
+        emb = folded_embeddings(fold, base.topics["size"].to_numpy(), base.topic_embeddings)
         topic_embeddings, similarity = emb, np.clip(emb @ emb.T, -1, 1).astype(np.float32)
         topic_terms = _pool_terms(base.topic_terms, target)
         hierarchy = base.hierarchy.iloc[0:0]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from explorer import readinglist
+from explorer import analysis, readinglist
 from pipeline.export import export_data, render_page
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ def offline_html(corpus: Corpus, reference: Corpus | None = None, comparison: Co
         if key in _HTML:
             _HTML.move_to_end(key)
             return _HTML[key]
-    data = export_data(corpus.name, corpus.manifest, corpus.papers, corpus.topics)
+    papers = corpus.papers.assign(topic_similarity=analysis.topic_similarity(corpus))  # as the map page shows it
+    data = export_data(corpus.name, corpus.manifest, papers, corpus.topics)
     if comparison is not None:
         from pipeline.export import data_ids, with_comparison
         from pipeline.export_compare import compare_part

@@ -195,31 +195,33 @@ def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float) -> go.Figure
     return fig
 
 
-def topic_probability_bars(
+def topic_similarity_bars(
     labels: Sequence[str],
     topics: Sequence[int],
-    probs: Sequence[float],
+    similarities: Sequence[float],
     *,
     height: int | None = None,
     assigned: int | None = None,
     title: str | None = None,
 ) -> go.Figure:
-    """Horizontal bars of a paper's (or a new abstract's) most probable topics; the ``assigned``
-    topic (its topic from clustering) is outlined, in bold and marked ▶."""
+    """Horizontal bars of a paper's (or a new abstract's) closest topics by cosine similarity to
+    their embeddings, a plain number from -1 to 1 (not a share); the ``assigned`` topic (its topic
+    from clustering) is outlined, in bold and marked ▶."""
     names = [
         f"<b>▶ {t} · {esc(lab, 26)}</b>" if t == assigned else f"{t} · {esc(lab, 26)}"
         for t, lab in zip(topics, labels, strict=True)
     ]
+    sims = [float(s) for s in similarities]
     fig = go.Figure(
         go.Bar(
-            x=[p * 100 for p in probs], y=names, orientation="h", marker_color=topic_colours(topics),
+            x=sims, y=names, orientation="h", marker_color=topic_colours(topics),
             marker_line=dict(width=[3 if t == assigned else 0 for t in topics], color=INK),
-            text=[f"{p:.0%}" for p in probs], textposition="auto", hovertemplate="%{y}: %{x:.1f}%<extra></extra>",
+            text=[f"{s:.2f}" for s in sims], textposition="auto", hovertemplate="%{y}: cosine %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
     fig = _base(fig, height=height or max(160, 38 * len(names) + (84 if title else 40)), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(range=[0, 100], ticksuffix="%")
+    fig.update_xaxes(range=[min(0.0, *sims), 1], title_text="cosine similarity to the topic")
     return fig
 
 

@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import analysis, figures, filters, present, shell, state, text
 from explorer.data import Corpus
+from pipeline.labels import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
@@ -43,8 +44,9 @@ TOPIC_COLUMNS = {
     ),
     "label_support": st.column_config.NumberColumn(
         "Label support",
-        format="%.2f",
-        help="how far the topic's papers and top keywords use the label's words (0-1); below 0.2 the label is marked (?)",
+        format=f"%.{SUPPORT_DIGITS}f",
+        help="share of the topic's papers whose title or abstract use all the words of the label (of either part of "
+        f"an 'A and B' label), 0-1; below {WEAK_SUPPORT:.2f} as shown here, the label is marked (?)",
     ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
@@ -83,8 +85,9 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
         ("Share", f"{row['share']:.1%}", "share of the corpus's papers"),
         (
             "Label support",
-            num(row["label_support"], ".2f"),
-            "how far the topic's papers and top keywords use the label's words, 0-1 (below 0.2: weak, marked (?)); "
+            num(row["label_support"], f".{SUPPORT_DIGITS}f"),
+            f"how far the topic's papers and top keywords use the label's words, 0-1 (below {WEAK_SUPPORT:.2f} as "
+            "shown: weak, marked (?)); "
             "– for a label written by hand",
         ),
         (
@@ -184,12 +187,16 @@ def topic_overview(corpus: Corpus, selected: int | None) -> None:
 
 #: Most similar papers whose topics say how well a paper fits its own.
 NEIGHBOURS = 10
-#: What ``topic_prob`` is, wherever a table shows it (it is not the paper page's fit).
-TOPIC_PROB_HELP = (
-    "The paper's topic's share of its topic distribution: how much closer its abstract is to this topic's average "
-    "paper than to the other topics' (a softmax of cosine similarities, charted on the paper's page as Closest "
-    "topics by its abstract). It ranks a topic's papers from most to least typical; it is not its fit, which the "
-    f"paper's page gives as how many of its {NEIGHBOURS} most similar papers are in the topic."
+#: What a paper's similarity to its topic is, wherever a table shows it (it is not the paper page's fit).
+TOPIC_SIMILARITY_HELP = (
+    "Cosine similarity between the paper's embedding and its topic's embedding (the normalised mean of the topic's "
+    "papers' embeddings), from -1 to 1: higher is more typical of the topic. It is not a probability, and not its "
+    f"fit, which the paper's page gives as how many of its {NEIGHBOURS} most similar papers are in the topic."
+)
+#: What the bars of a paper's (or a new abstract's) closest topics show.
+CLOSEST_TOPICS_HELP = (
+    "Cosine similarity of its abstract's embedding to each topic's embedding (the normalised mean of the topic's "
+    "papers' embeddings), from -1 to 1; higher is closer. It ranks the topics; it is not a probability."
 )
 
 
@@ -217,30 +224,27 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
         if ctx.can_edit:
             st.page_link(shell.PAGE["curate"].path, label="Move it to another topic", icon=":material/move_item:",
                          query_params=state.shared(ctx.view, paper=paper["doc_id"]))  # fmt: skip
-    dist = np.asarray(corpus.topic_distribution[row], dtype=float)
-    if dist.size == 0:
+    sims = analysis.topic_similarities(corpus, row)
+    if sims.size == 0:
         return
-    top = [int(i) for i in np.argsort(-dist, kind="stable")[:5] if dist[i] >= 0.01]
+    top = [int(i) for i in np.argsort(-sims, kind="stable")[:5]]
     if pos is not None and pos not in top:
         top.append(pos)  # its own topic is always shown, however far down
     ids = [int(corpus.topic_ids[i]) for i in top]
     chart(
-        figures.topic_probability_bars(
-            [corpus.topic_label(t) for t in ids], ids, [dist[i] for i in top], assigned=topic,
+        figures.topic_similarity_bars(
+            [corpus.topic_label(t) for t in ids], ids, [sims[i] for i in top], assigned=topic,
             title="Closest topics by its abstract",
         ),
         name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"),
     )  # fmt: skip
-    caption = (
-        "How close its abstract is to each topic's average paper, relative to the other topics (a softmax of "
-        "cosine similarities): it ranks the topics, it does not say how close any of them is. ▶ marks its topic."
-    )
-    first = int(corpus.topic_ids[int(np.argmax(dist))])
+    caption = CLOSEST_TOPICS_HELP + " ▶ marks its topic."
+    first = int(corpus.topic_ids[int(np.argmax(sims))])
     if pos is not None and first != topic:
         caption += (
             f" **Why it is in topic {topic} and not {first}:** topics are cut from groups of papers lying close "
             f"together on the map, and clustering put this paper with topic {topic}'s; by its own abstract it is "
-            f"nearer topic {first}'s average paper ({dist.max():.0%} against {dist[pos]:.0%}). Of its "
+            f"nearer topic {first}'s average paper (cosine {sims.max():.2f} against {sims[pos]:.2f}). Of its "
             f"{len(near)} most similar papers, {int((near == topic).sum())} are in topic {topic} and "
             f"{int((near == first).sum())} in topic {first}: it lies between the two."
         )
@@ -279,15 +283,13 @@ def far_note(corpus: Corpus, closest: float) -> None:
 
 def weak_label_note(row: pd.Series) -> None:
     """Say why a topic's label is marked weak (``pipeline.labels.is_weak``), if it is."""
-    from pipeline.labels import is_weak
-
     if row.get("curated") or not is_weak(float(row.get("label_support", np.nan))):
         return
     keywords = ", ".join(list(row["keywords"])[:6])
     st.caption(
-        f"The label ends in (?) because its evidence is weak (support {row['label_support']:.2f} of 1): few of the "
-        f"topic's {int(row['size']):,} papers use its words, or they are not among its top keywords "
-        f"({text.plain(keywords)}). The topic may gather papers on several subjects; read its papers before trusting the name."
+        f"The label ends in (?) because its evidence is weak (support {row['label_support']:.{SUPPORT_DIGITS}f}): fewer than "
+        f"half of the topic's {int(row['size']):,} papers use its words (top keywords: {text.plain(keywords)}). The topic "
+        "may gather papers on several subjects; read its papers before trusting the name."
     )
 
 

@@ -159,28 +159,29 @@ class Placement:
     """Where a new abstract would go.
 
     Attributes:
-        probs: float32 ``(topics,)`` its distribution over topics (``topics`` row order).
+        similarities: float32 ``(topics,)`` its cosine similarity to each topic's embedding
+            (``topics`` row order), -1 to 1.
         nearest: its most similar papers.
         xy: float32 ``(2,)`` its map position.
     """
 
-    probs: np.ndarray
+    similarities: np.ndarray
     nearest: Hits
     xy: np.ndarray
 
     @property
     def top_topics(self) -> np.ndarray:
-        """``topics`` rows, most probable first."""
-        return np.argsort(-self.probs, kind="stable")
+        """``topics`` rows, most similar first."""
+        return np.argsort(-self.similarities, kind="stable")
 
 
 def place_vector(corpus: Corpus, vector: np.ndarray, k: int = 10) -> Placement:
     """Predicted topics, nearest papers and map position for a normalised vector ``(dim,)``."""
     v = np.asarray(vector, dtype=np.float32)[None, :]
-    probs = place.topic_distribution(v, corpus.topic_embeddings)[0]
+    similarities = (v @ np.asarray(corpus.topic_embeddings, dtype=np.float32).T)[0]
     idx, sims = place.nearest(v, corpus.embeddings, k)
     xy = place.place_on_map(v, corpus.embeddings, corpus.xy, k=10)[0]
-    return Placement(probs, Hits(idx[0], sims[0], np.zeros(len(idx[0]), dtype=bool)), xy)
+    return Placement(similarities, Hits(idx[0], sims[0], np.zeros(len(idx[0]), dtype=bool)), xy)
 
 
 def embed_params(corpus: Corpus):

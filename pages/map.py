@@ -65,10 +65,13 @@ if topic is not None:
     shell.topic_link(ctx, topic, label="Open this topic's page")
     st.markdown("**Keywords:** " + text.plain(", ".join(list(corpus.topics["keywords"].iat[pos])[:10])))
     papers = corpus.papers
-    table = papers.iloc[rows][["title", "year", "venue", "topic_prob"]].assign(link=shell.paper_urls(ctx, rows))
+    table = papers.iloc[rows][["title", "year", "venue"]].assign(
+        similarity=analysis.topic_similarity(corpus, rows), link=shell.paper_urls(ctx, rows)
+    )
     st.caption(
-        f"{len(rows):,} papers, most typical first (by topic probability). Select rows to open one or add them to "
-        "your reading list; a paper's page says how many of its 10 most similar papers share its topic."
+        f"{len(rows):,} papers, most typical first (by cosine similarity to the topic's embedding, -1 to 1). Select "
+        "rows to open one or add them to your reading list; a paper's page says how many of its 10 most similar "
+        "papers share its topic."
     )
     picked = st.dataframe(
         table,
@@ -80,8 +83,8 @@ if topic is not None:
             "title": st.column_config.TextColumn("Title", width="large"),
             "year": st.column_config.NumberColumn("Year", format="%d"),
             "venue": "Venue",
-            "topic_prob": st.column_config.ProgressColumn(
-                "Topic prob.", format="%.2f", min_value=0, max_value=1, help=panels.TOPIC_PROB_HELP
+            "similarity": st.column_config.NumberColumn(
+                "Similarity to topic", format="%.2f", help=panels.TOPIC_SIMILARITY_HELP
             ),
             "link": st.column_config.LinkColumn("Link", display_text="open"),
         },

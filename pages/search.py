@@ -89,16 +89,18 @@ with place:
             ids = [int(corpus.topic_ids[i]) for i in top]
             best = ids[0]
             st.markdown(
-                f"**Predicted topic:** {best} · {text.plain(corpus.topic_label(best))} ({placed.probs[top[0]]:.0%})"
+                f"**Predicted topic:** {best} · {text.plain(corpus.topic_label(best))} "
+                f"(cosine similarity {placed.similarities[top[0]]:.2f})"
             )
             shell.topic_link(ctx, best)
         left, right = st.columns([1, 1], gap="large")
         with left:
             if len(corpus.topics):
-                bars = figures.topic_probability_bars(
-                    [corpus.topic_label(t) for t in ids], ids, [float(placed.probs[i]) for i in top]
+                bars = figures.topic_similarity_bars(
+                    [corpus.topic_label(t) for t in ids], ids, [float(placed.similarities[i]) for i in top]
                 )
                 panels.chart(bars, name=shell.image_name(ctx, "my-abstract-topics"))
+                st.caption(panels.CLOSEST_TOPICS_HELP)
             mapcomponent.position_map(
                 corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract", key="place_map",
                 png_name=shell.image_name(ctx, "my-abstract-map"), on_click=lambda r: shell.open_paper(ctx, r),

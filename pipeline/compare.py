@@ -43,12 +43,14 @@ import pandas as pd
 from pipeline import artifacts, schema
 from pipeline.distinctive import distinctive_terms, shared_document_frequencies
 from pipeline.intervals import _z, detectable_change, share_changes
+from pipeline.labels import shown_labels
 from pipeline.logodds import DEFAULT_PRIOR_MASS
 from pipeline.novelty import NoveltyNull, _rows, neighbours, novelty_null, novelty_scores
 from pipeline.place import map_position, vote_topics
 
 #: Bump when what a comparison computes changes: stored comparisons of another version are recomputed.
-COMPARE_VERSION = 1
+#: 2: topic labels as the app shows them (weak ones marked).
+COMPARE_VERSION = 2
 
 
 class CompareError(ValueError):
@@ -148,7 +150,8 @@ def load_side(root: Path, name: str) -> Side:
     manifest = artifacts.read_manifest(folder)
     papers = artifacts.read_table(folder, schema.PAPERS, columns=["doc_id", "row", "year", "topic", "x", "y"])
     papers = papers.sort_values("row", kind="stable").reset_index(drop=True)
-    topics = artifacts.read_table(folder, schema.TOPICS, columns=["topic", "label", "size", "keywords"])
+    topics = artifacts.read_table(folder, schema.TOPICS)
+    topics = topics.assign(label=shown_labels(topics))  # as the app shows them: weak ones marked
     texts_cache: dict[str, list[str]] = {}
 
     def texts(rows: np.ndarray) -> list[str]:

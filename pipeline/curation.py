@@ -207,3 +207,45 @@ def _recount(papers: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
     topics.loc[has, "x"] = topics.loc[has, "topic"].map(centres["x"]).astype(np.float64)
     topics.loc[has, "y"] = topics.loc[has, "topic"].map(centres["y"]).astype(np.float64)
     return topics
+
+
+def topic_targets(
+    old_ids: np.ndarray, new_ids: np.ndarray, old_topic: np.ndarray, new_topic: np.ndarray, moved: np.ndarray
+) -> dict[int, int]:
+    """Where each stored topic went after the edits: itself, or the topic most of its papers (not
+    moved by hand) are in now, the one it was merged into. Topics that went nowhere are left out.
+
+    Args:
+        old_ids: int ``(k_old,)`` the stored topics; new_ids: int ``(k_new,)`` those after the edits.
+        old_topic, new_topic: int ``(n,)`` each paper's topic before and after the edits.
+        moved: bool ``(n,)`` papers moved by hand (they say nothing about a merge).
+    """
+    kept = set(np.asarray(new_ids).tolist())
+    target: dict[int, int] = {}
+    for t in np.asarray(old_ids).tolist():
+        sel = (old_topic == t) & ~moved
+        if t in kept:
+            target[t] = t
+        elif sel.any():
+            target[t] = int(pd.Series(new_topic[sel]).mode().iat[0])
+    return target
+
+
+def fold_matrix(target: dict[int, int], old_ids: np.ndarray, new_ids: np.ndarray) -> np.ndarray:
+    """float32 ``(k_old, k_new)``: 1 where stored topic ``old_ids[i]`` went to ``new_ids[j]``
+    (``topic_targets``); a row of zeros for a topic that went nowhere."""
+    new_pos = {int(t): j for j, t in enumerate(np.asarray(new_ids).tolist())}
+    fold = np.zeros((len(old_ids), len(new_ids)), dtype=np.float32)
+    for i, t in enumerate(np.asarray(old_ids).tolist()):
+        if target.get(t) in new_pos:
+            fold[i, new_pos[target[t]]] = 1.0
+    return fold
+
+
+def folded_embeddings(fold: np.ndarray, sizes: np.ndarray, topic_embeddings: np.ndarray) -> np.ndarray:
+    """Topic embeddings after merges: each the size-weighted mean of the stored topics folded into
+    it (``fold_matrix``), normalised. float32 ``(k_new, dim)`` from sizes ``(k_old,)`` and float32
+    ``(k_old, dim)``."""
+    emb = (fold * np.asarray(sizes, dtype=np.float32)[:, None]).T @ np.asarray(topic_embeddings, dtype=np.float32)
+    emb /= np.clip(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12, None)
+    return emb.astype(np.float32)

@@ -47,7 +47,17 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, bm25, schema
-from pipeline.curation import Curation, CurationError, apply_edits, curation_path
+from pipeline.curation import (
+    Curation,
+    CurationError,
+    apply_edits,
+    curation_path,
+    fold_matrix,
+    folded_embeddings,
+    topic_targets,
+)
+from pipeline.labels import shown_labels
+from pipeline.place import own_topic_similarity
 
 TEMPLATE = "export.html"
 BUNDLE = Path(__file__).resolve().parent.parent / "frontend" / "dist" / "atlas-map.js"
@@ -80,8 +90,9 @@ class ExportData:
         papers: gzip JSON, one list per field, all of length N: ``id`` doc ids, ``t`` titles,
             ``sid`` reading-list short ids, and when the corpus has them ``yr`` years (null when
             unknown), ``v``/``lb`` indexes into ``meta.venues``/``meta.labels`` (-1 when
-            unknown), ``au`` authors, ``kw`` author keywords, ``u`` http(s) links, ``p`` topic
-            probabilities; ``td`` lists the rows whose title was derived.
+            unknown), ``au`` authors, ``kw`` author keywords, ``u`` http(s) links, ``ts`` each
+            paper's cosine similarity to its topic's embedding (2 decimals; null outside every
+            topic); ``td`` lists the rows whose title was derived.
         abstracts: gzip JSON list of the N abstracts.
         index: gzip of the BM25 container (``pipeline.bm25.export_index``).
         compare: the comparison with a reference (``pipeline.export_compare.ComparePart``), or None.
@@ -131,9 +142,11 @@ def export_html(
         papers: papers to export instead of ``papers.parquet`` (e.g. after curation). Needs the
             columns ``doc_id, title, abstract, topic, x, y``; uses ``model_text`` (the keyword
             index; else title and abstract), ``title_derived, year, venue, authors, url, keywords,
-            label, topic_prob, was_outlier, placed, moved`` when present.
+            label, topic_similarity, was_outlier, placed, moved`` when present (``topic_similarity``:
+            cosine to the topic's embedding; computed here when neither table is given).
         topics: topics to export instead of ``topics.parquet``. Needs ``topic, label``; uses
-            ``keywords, x, y`` when present (else the median position of the topic's papers).
+            ``keywords, x, y`` when present (else the median position of the topic's papers), and
+            ``label_support, curated`` to mark weak labels as the app does (``pipeline.labels.shown_labels``).
             Sizes are always counted from ``papers``; topics without papers are left out, and
             papers whose topic is not in the table get a generic label ("topic 7", "outliers").
         curated: when neither table is given, apply the corpus's topic edits
@@ -157,13 +170,19 @@ def export_html(
             edits = Curation.load(curation_path(root, name)).edits
         except CurationError as exc:
             raise artifacts.ArtifactError(str(exc)) from None
+    stored = papers is None and topics is None
     if papers is None:
         papers = artifacts.read_table(folder, schema.PAPERS)
     if topics is None:
         topics = artifacts.read_table(folder, schema.TOPICS)
+        # Weak labels marked before the edits, as the app does on load (a merged topic keeps its mark).
+        topics = topics.assign(label=shown_labels(topics))
+    before = (papers, topics)
     if edits:
         applied = apply_edits(papers, topics, edits)
         papers, topics = applied.papers, applied.topics
+    if stored:
+        papers = papers.assign(topic_similarity=stored_topic_similarity(folder, *before, papers, topics))
     data = export_data(name, manifest, papers, topics)
     if reference is not None:
         from pipeline.compare import compare_builds
@@ -188,6 +207,49 @@ def export_html(
     finally:
         tmp.unlink(missing_ok=True)
     return out
+
+
+def stored_topic_similarity(
+    folder: Path, old_papers: pd.DataFrame, old_topics: pd.DataFrame, papers: pd.DataFrame, topics: pd.DataFrame
+) -> np.ndarray:
+    """Each paper's cosine similarity to its topic's embedding (``pipeline.place.own_topic_similarity``)
+    from a build's arrays, after curation edits as the app computes it: a merged topic's embedding
+    is the size-weighted mean of those merged (``pipeline.curation.folded_embeddings``).
+
+    Args:
+        folder: the build; ``old_papers``/``old_topics``: its tables as stored (``row, topic``;
+            ``topic, size``); ``papers``/``topics``: the same after the edits, papers in the same order.
+
+    Returns:
+        float32 ``(len(papers),)``, NaN for papers outside every topic.
+    """
+    old_ids, new_ids = old_topics["topic"].to_numpy(), topics["topic"].to_numpy()
+    old_topic, new_topic = old_papers["topic"].to_numpy(), papers["topic"].to_numpy()
+    moved = papers["moved"].to_numpy(dtype=bool) if "moved" in papers else np.zeros(len(papers), dtype=bool)
+    target = topic_targets(old_ids, new_ids, old_topic, new_topic, moved)
+    t_emb = artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS)
+    if len(new_ids) != len(old_ids) or any(k != v for k, v in target.items()):
+        t_emb = folded_embeddings(fold_matrix(target, old_ids, new_ids), old_topics["size"].to_numpy(), t_emb)
+    rows = papers["row"].to_numpy(dtype=np.int64)
+    order = np.argsort(rows, kind="stable")  # the embeddings read in file order
+    embeddings = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)
+    index = pd.Index(new_ids).get_indexer(new_topic)
+    out = np.empty(len(rows), dtype=np.float32)
+    out[order] = own_topic_similarity(_Rows(embeddings, rows[order]), t_emb, index[order])
+    return out
+
+
+class _Rows:
+    """Rows ``rows`` of an array, read a block at a time (``own_topic_similarity`` slices it)."""
+
+    def __init__(self, array: np.ndarray, rows: np.ndarray) -> None:
+        self.array, self.rows = array, rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, part: slice) -> np.ndarray:
+        return np.asarray(self.array[self.rows[part]])
 
 
 def bundle() -> str:
@@ -287,8 +349,8 @@ def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.Data
         urls = [_http_url(v) for v in papers["url"]]
         if any(urls):
             p["u"] = urls
-    if "topic_prob" in papers:
-        p["p"] = [None if pd.isna(v) else round(float(v), 2) for v in papers["topic_prob"]]
+    if "topic_similarity" in papers:
+        p["ts"] = [None if pd.isna(v) else round(float(v), 2) for v in papers["topic_similarity"]]
 
     if "model_text" in papers:
         texts = papers["model_text"].fillna("").astype(str).tolist()
@@ -376,17 +438,19 @@ def _keywords(value, n: int = 10) -> list[str]:
 
 def _topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
     """One row per topic that has papers, in the table's order, then any topic only papers name
-    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median)."""
+    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median).
+    Labels are as the app shows them: weak ones end in ``pipeline.labels.WEAK_MARK``."""
     present = set(np.unique(topic_ids).tolist())
     rows, seen = [], set()
-    for rec in topics.to_dict("records"):
+    named = topics.assign(label=[_text_or_none(v) or "" for v in topics["label"]])
+    for rec, raw, label in zip(topics.to_dict("records"), named["label"], shown_labels(named), strict=True):
         tid = int(rec["topic"])
         if tid in present and tid not in seen:
             seen.add(tid)
             rows.append(
                 {
                     "topic": tid,
-                    "label": _text_or_none(rec.get("label")) or f"topic {tid}",
+                    "label": label if raw else f"topic {tid}",
                     "keywords": rec.get("keywords"),
                     "x": rec.get("x"),
                     "y": rec.get("y"),

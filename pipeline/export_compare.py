@@ -29,6 +29,7 @@ import pandas as pd
 
 from explorer import mapview, palette
 from pipeline import artifacts, schema
+from pipeline.labels import shown_labels
 
 #: Most novel papers listed with their closest prior work (as many as the app's list).
 LISTED = 25
@@ -70,12 +71,13 @@ class ComparePart:
 
 def reference_tables(root: Path, name: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """The reference's papers (``REF_COLUMNS`` it has, in row order), topics and manifest, as built
-    (the comparison the CLI stores is of the builds' own topics)."""
+    (the comparison the CLI stores is of the builds' own topics), labels as the app shows them."""
     folder = artifacts.corpus_path(root, name)
     manifest = artifacts.read_manifest(folder)
     papers = artifacts.read_table(folder, schema.PAPERS, columns=REF_COLUMNS)
     papers = papers.sort_values("row", kind="stable").reset_index(drop=True)
-    topics = artifacts.read_table(folder, schema.TOPICS, columns=["topic", "label", "keywords", "x", "y"])
+    topics = artifacts.read_table(folder, schema.TOPICS)
+    topics = topics.assign(label=shown_labels(topics))[["topic", "label", "keywords", "x", "y"]]
     return papers, topics, manifest
 
 

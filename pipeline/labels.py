@@ -66,6 +66,9 @@ MIN_PART_PAPERS = 3
 SUPPORT_TOP_TERMS = 10
 #: The mark the app appends to a weak label wherever it shows it.
 WEAK_MARK = " (?)"
+#: Decimals a support is shown with; the weak flag is decided on the number shown, so that a
+#: support of 0.496, shown as 0.50, is not flagged below a cut of 0.5.
+SUPPORT_DIGITS = 2
 #: A candidate names its topic when the topic's papers use it at least this many times as often as
 #: the corpus's papers do (for a topic of a large share p of the corpus, half-way to the most
 #: possible, 1/p: a topic of 45% cannot reach 2).
@@ -401,14 +404,37 @@ def wilson_lower(k: int, n: int, z: float = 1.2816) -> float:
     return max(0.0, (centre - spread) / (1 + z * z / n))
 
 
+def shown_support(support: float) -> float:
+    """A support (0-1, NaN when unmeasured) as it is shown: rounded to :data:`SUPPORT_DIGITS` decimals."""
+    return round(float(support), SUPPORT_DIGITS) if support == support else float("nan")
+
+
 def is_weak(support: float) -> bool:
-    """True when a stored support (0-1, NaN when unmeasured) marks the label as weak."""
-    return support == support and support < WEAK_SUPPORT
+    """True when a stored support (0-1, NaN when unmeasured) marks the label as weak: its shown
+    (rounded) value is below :data:`WEAK_SUPPORT`, so the flag and the number shown agree."""
+    shown = shown_support(support)
+    return shown == shown and shown < WEAK_SUPPORT
 
 
 def shown_label(label: str, support: float) -> str:
     """The label as the app shows it: weak labels end in :data:`WEAK_MARK`."""
     return f"{label}{WEAK_MARK}" if is_weak(support) and not label.endswith(WEAK_MARK) else label
+
+
+def shown_labels(topics) -> list:
+    """A topics table's labels as the app shows them (:func:`shown_label` of ``label`` and
+    ``label_support``). A table without ``label_support`` (built before it was measured), rows
+    whose ``curated`` is true (a label written by hand) and missing or empty labels are kept as they are."""
+    labels = list(topics["label"])
+    if "label_support" not in topics:
+        return labels
+    curated = list(topics["curated"]) if "curated" in topics else [False] * len(labels)
+    return [
+        lab
+        if hand or not isinstance(lab, str) or not lab.strip()
+        else shown_label(lab, math.nan if s is None else float(s))
+        for lab, s, hand in zip(labels, topics["label_support"], curated, strict=True)
+    ]
 
 
 def _overlaps(a: str, b: str) -> bool:

@@ -41,6 +41,30 @@ def topic_distribution(vectors: np.ndarray, topic_embeddings: np.ndarray) -> np.
     return out
 
 
+def own_topic_similarity(vectors: np.ndarray, topic_embeddings: np.ndarray, topic_index: np.ndarray) -> np.ndarray:
+    """Cosine similarity of each paper to its own topic's embedding (the normalised mean of the
+    topic's papers' embeddings): how typical of its topic the paper is, -1 to 1.
+
+    Args:
+        vectors: float32 ``(n, dim)`` normalised paper embeddings (a memory map is fine).
+        topic_embeddings: float32 ``(k, dim)`` normalised topic embeddings.
+        topic_index: int ``(n,)`` row of each paper's topic in ``topic_embeddings``; -1 for none.
+
+    Returns:
+        float32 ``(n,)``, NaN where ``topic_index`` is -1.
+    """
+    topics = np.asarray(topic_embeddings, dtype=np.float32)
+    index = np.asarray(topic_index, dtype=np.int64)
+    out = np.full(len(index), np.nan, dtype=np.float32)
+    for start in range(0, len(index), DISTRIBUTION_BLOCK):
+        idx = index[start : start + DISTRIBUTION_BLOCK]
+        has = idx >= 0
+        if has.any():
+            block = np.asarray(vectors[start : start + len(idx)], dtype=np.float32)[has]
+            out[start : start + len(idx)][has] = np.einsum("ij,ij->i", block, topics[idx[has]])
+    return out
+
+
 def nearest(vectors: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndarray | None = None):
     """The ``k`` most cosine-similar corpus rows for each vector.
 

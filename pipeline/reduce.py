@@ -1,9 +1,13 @@
-"""Dimensionality reduction: one kNN graph, then UMAP to 5-d (clustering) and 2-d (the map).
+"""Dimensionality reduction: one cosine kNN graph, and UMAP to 2-d (the map).
 
-The cosine kNN graph is computed once and handed to both UMAP runs (``precomputed_knn``), which
-saves the nearest-neighbour search of the second run. Up to ``exact_knn_max`` papers the graph is
-exact (blocked matrix products on the normalised embeddings: BLAS uses every core and the result
-is deterministic); beyond that pynndescent approximates it.
+The kNN graph is computed once. The default graph clustering (``pipeline.cluster``, Leiden on
+this graph) clusters the graph itself and needs no projection; the map's UMAP run reuses the graph
+(``precomputed_knn``) instead of searching for neighbours again. Only the ``hdbscan`` clustering
+method (``pipeline.cluster.uses_projection``) also needs a ``cluster_dims``-d UMAP projection
+(5-d by default), made from the same graph, as are the stability runs' projections for that
+method. Up to ``exact_knn_max`` papers the graph is exact (blocked matrix products on the
+normalised embeddings: BLAS uses every core and the result is deterministic); beyond that
+pynndescent approximates it.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ class Projection:
     """UMAP output.
 
     Attributes:
-        cluster: float32 ``(n, params.cluster_dims)``, input of the HDBSCAN clustering; the map
-            itself when the clustering needs no projection (the graph clustering).
+        cluster: float32 ``(n, params.cluster_dims)`` UMAP projection for the ``hdbscan``
+            clustering method; otherwise the 2-d map itself (the graph clustering, the default,
+            clusters the kNN graph and ignores it; ``agglomerative`` clusters the map).
         map: float32 ``(n, 2)``, the topic map.
         knn_indices: int32 ``(n, k)`` cosine nearest neighbours (self first).
         knn_dists: float32 ``(n, k)`` their cosine distances.
@@ -256,8 +261,9 @@ def cluster_projection(
 ) -> np.ndarray:
     """The clustering projection alone (no map), on a precomputed kNN graph.
 
-    Used by the build for the main fit and for the extra seeds of per-topic stability, and by the
-    evaluation for its seeds: the same code path, only the seed (and optionally the epochs) differ.
+    Only the ``hdbscan`` clustering method clusters it: the build's main fit and the extra seeds of
+    its per-topic stability, and the evaluation's seeds, use this same code path; only the seed
+    (and optionally the epochs) differ.
 
     Args:
         embeddings: float32 ``(n, dim)``, L2-normalised.
@@ -298,9 +304,9 @@ def reduce(
         embeddings: float32 ``(n, dim)``, L2-normalised.
         params: UMAP settings; ``n_neighbors`` is capped at ``n - 1``.
         knn: ``shared_knn(embeddings, params)`` when the caller has it already.
-        with_cluster: compute the ``cluster_dims``-d clustering projection (the HDBSCAN method
-            clusters it); without it (the graph clustering, the default) ``Projection.cluster`` is
-            the 2-d map and one UMAP run is saved.
+        with_cluster: compute the ``cluster_dims``-d clustering projection (only the ``hdbscan``
+            method clusters it); without it (every other method, the graph clustering by default)
+            ``Projection.cluster`` is the 2-d map and one UMAP run is saved.
 
     Returns:
         The projections and the kNN graph they were built from.

@@ -32,7 +32,7 @@ BERTOPIC_DIR = "bertopic"
 FILES: dict[str, str] = {
     MANIFEST: "schema version, inputs with hashes, parameters, counts, how the kNN graph was found (exact, or approximate "
     "with its measured recall), package versions, time and peak memory per stage",
-    PAPERS: "one row per paper, keyed by doc_id: display and cleaned text, metadata, topic, probability, 2-D map position",
+    PAPERS: "one row per paper, keyed by doc_id: display and cleaned text, metadata, topic, topic score, 2-D map position",
     TOPICS: "one row per topic: label, size, share, keywords with c-TF-IDF weights, representative papers, quality",
     TOPIC_TERMS: "per topic its top terms with c-TF-IDF weight and frequencies, for the relevance (lambda) slider",
     HIERARCHY: "BERTopic's topic hierarchy: each merge of two clusters of topics, with its distance",
@@ -44,7 +44,8 @@ FILES: dict[str, str] = {
     EMBEDDINGS: "float32 (papers, dim) sentence embeddings, row i is papers.row == i",
     TOPIC_EMBEDDINGS: "float32 (topics, dim) topic embeddings, row i is topics.parquet row i",
     TOPIC_SIMILARITY: "float32 (topics, topics) cosine similarity of topic embeddings",
-    TOPIC_DISTRIBUTION: "float32 (papers, topics) each paper's distribution over topics (rows sum to 1)",
+    TOPIC_DISTRIBUTION: "float32 (papers, topics) softmax over topics of each paper's cosine similarity to the topics' "
+    "embeddings at a fixed temperature of 0.05 (rows sum to 1; a relative score, not a calibrated probability)",
     BERTOPIC_DIR: "the fitted BERTopic model saved with safetensors (never pickle)",
 }
 
@@ -67,7 +68,8 @@ PAPER_COLUMNS: dict[str, str] = {
     "source_row": "1-based row (record, or paragraph for text files) in that file",
     "extra": "other input columns as a JSON object",
     "topic": "canonical BERTopic topic id (-1 only when outliers are kept)",
-    "topic_prob": "probability of the paper's topic in its topic distribution",
+    "topic_prob": "the paper's topic's entry in topic_distribution.npy (a softmax score, not a calibrated "
+    "probability; the app and the export show the cosine similarity to the topic's embedding instead)",
     "was_outlier": "True when clustering left the paper unassigned and it was placed in its nearest topic",
     "placed": "True when the paper was added after the topics were fitted and placed into the topic most of its nearest papers belong to",
     "x": "map position, horizontal",
@@ -91,9 +93,9 @@ TOPIC_COLUMNS: dict[str, str] = {
     "coherence": "NPMI coherence of the top 10 keywords on the corpus",
     "growth": "change in share per year (least squares slope, percentage points), null without years",
     "stability": "how well clusterings of random 90% samples of the papers find the topic again: mean best Jaccard overlap over the papers each kept, 0-1 (null when not measured)",
-    "label_support": "label-evidence agreement, 0-1: the lower of the share of the topic's papers using the label's words "
-    "(lower 80% confidence bound) and the share of its distinctive words among the top 10 keywords; below 0.2 the app "
-    "marks the label weak with (?) (null: not measured)",
+    "label_support": "share of the topic's papers whose title or abstract use all the words of its label (of either "
+    "part of an 'A and B' label; plurals folded), 0-1, read on up to 250 of its papers; below 0.5 (at two decimals, as "
+    "shown) the app and the offline export mark the label weak with (?) (null: not measured)",
 }
 
 TOPIC_TERM_COLUMNS: dict[str, str] = {

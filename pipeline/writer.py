@@ -22,9 +22,11 @@ import pandas as pd
 from pipeline import artifacts, schema
 from pipeline.results import TopicResult
 
+#: Packages whose versions the manifest records: those that change the topics or the map (igraph's
+#: Leiden for the graph clustering, pynndescent's approximate kNN graph), the embedding and the files.
 PACKAGES = (
-    "bertopic", "umap-learn", "hdbscan", "sentence-transformers", "transformers", "torch", "onnxruntime",
-    "scikit-learn", "numpy", "pandas", "pyarrow", "numba",
+    "bertopic", "umap-learn", "hdbscan", "igraph", "pynndescent", "sentence-transformers", "transformers", "torch",
+    "onnxruntime", "scikit-learn", "numpy", "pandas", "pyarrow", "numba",
 )  # fmt: skip
 
 

@@ -50,6 +50,8 @@ def test_artifacts_match_the_schema(small_artifacts):
     assert {s["name"] for s in manifest["stages"]} >= {"ingest", "embed", "reduce", "cluster", "represent", "write"}
     assert all(s["seconds"] >= 0 and s["peak_rss_mb"] > 0 for s in manifest["stages"])
     assert manifest["packages"]["bertopic"]
+    # Every package whose version changes the topics: the graph clustering's and the kNN graph's too.
+    assert {"umap-learn", "hdbscan", "igraph", "pynndescent"} <= set(manifest["packages"])
     # Trends exist because the fixture spans 2020-2024.
     years = pd.read_parquet(folder / schema.YEARS)
     assert years["year"].tolist() == [2020, 2021, 2022, 2023, 2024]

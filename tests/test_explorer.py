@@ -282,7 +282,9 @@ def test_semantic_search_similar_papers_and_placement(corpus):
     similar = search.similar_papers(corpus, row, 10)
     assert row not in similar.rows and len(similar) == 10
     placed = search.place_vector(corpus, vector)
-    assert placed.probs.sum() == pytest.approx(1, abs=1e-4)
+    # Cosine similarity to each topic's embedding, a plain number (not a distribution that sums to 1).
+    assert np.allclose(placed.similarities, np.asarray(corpus.topic_embeddings) @ vector, atol=1e-5)
+    assert placed.top_topics[0] == int(np.argmax(placed.similarities))
     assert placed.nearest.rows[0] == row
     lo, hi = corpus.xy.min(axis=0), corpus.xy.max(axis=0)
     assert np.all(placed.xy >= lo - 1e-3) and np.all(placed.xy <= hi + 1e-3)

@@ -16,15 +16,19 @@ import csv
 import gzip
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import data, mapview, palette, readinglist, search, tours
+from explorer import analysis, data, downloads, mapview, palette, readinglist, search, tours
 from pipeline import artifacts, bm25, cli, schema
+from pipeline.compare import load_side
 from pipeline.export import export_html
+from pipeline.export_compare import reference_tables
+from pipeline.labels import WEAK_MARK
 
 HOSTILE_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
 #: Queries the app and the file must rank identically: phrases, repeats, stop words, case, digits,
@@ -157,6 +161,58 @@ def test_curated_tables_replace_the_stored_ones(small_artifacts, papers, topics,
     ]
     assert [t["label"] for t in d["points"][0]["topics"]] == ["<b>Agents</b> & planning"]  # the map's label too
     assert d["meta"]["topics"] == 1
+
+
+def test_weak_labels_carry_the_apps_mark_on_the_map_and_in_the_topic_list(small_artifacts, topics, tmp_path):
+    """The file shows a label exactly as the app does: weak ones end in " (?)", decided on the
+    support as shown (0.496 is shown as 0.50 and is not weak at a cut of 0.5; 0.494 is)."""
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "weak")
+    support = [0.494, 0.496, 0.5] + [0.9] * (len(topics) - 3)
+    topics.assign(label_support=support).to_parquet(tmp_path / "weak" / schema.TOPICS)
+    d = parts(export_html(tmp_path, "weak", tmp_path / "weak.html").read_text(encoding="utf-8"))
+    labels = [topics["label"].iat[0] + WEAK_MARK, *topics["label"].iloc[1:]]
+    shown = dict(zip(topics["topic"], labels, strict=True))
+    assert {t["id"]: t["label"] for t in d["meta"]["topic_list"]} == shown  # the topic list (and its CSV)
+    assert {t["id"]: t["label"] for t in d["points"][0]["topics"]} == shown  # the map's labels
+    app = data.load_corpus(tmp_path, "weak").topics
+    assert dict(zip(app["topic"], app["label"], strict=True)) == shown  # as the app shows them
+    assert load_side(tmp_path, "weak").labels == shown  # a comparison's rows, stored or in the file
+    ref = reference_tables(tmp_path, "weak")[1]
+    assert dict(zip(ref["topic"], ref["label"], strict=True)) == shown  # the reference's map in the file
+
+
+def test_the_papers_score_is_their_cosine_to_the_topic_as_in_the_app(page_html, small_artifacts, corpus):
+    """Each paper's score in the file is what the app's map page shows: its cosine similarity to its
+    topic's embedding, a plain decimal, named as such, never a softmax "probability" in percent."""
+    p = parts(page_html)["papers"]
+    assert "p" not in p
+    folder = artifacts.corpus_path(small_artifacts, "small")
+    stored = pd.read_parquet(folder / schema.PAPERS)
+    emb, t_emb = np.load(folder / schema.EMBEDDINGS), np.load(folder / schema.TOPIC_EMBEDDINGS)
+    pos = {t: i for i, t in enumerate(pd.read_parquet(folder / schema.TOPICS)["topic"])}
+    cosine = [float(emb[r] @ t_emb[pos[t]]) for r, t in zip(stored["row"], stored["topic"], strict=True)]
+    assert np.allclose(p["ts"], np.round(cosine, 2), atol=0.0051)
+    from_app = parts(downloads.offline_html(corpus))["papers"]["ts"]  # the app's download
+    assert np.allclose(from_app, p["ts"], atol=0.0051)
+    page = (Path(__file__).resolve().parent.parent / "pipeline" / "templates" / "export.html").read_text()
+    assert "Topic prob" not in page and "softmax" not in page and "Similarity to topic" in page
+    assert "'topic_similarity'" in page and "Not a probability" in page
+
+
+def test_after_a_merge_the_files_scores_are_the_apps(small_artifacts, papers, topics, tmp_path):
+    """With a curation file merging two topics, the file's scores are those of the app's curated
+    corpus: cosine to the merged topic's embedding (the size-weighted mean of the two)."""
+    from pipeline.curation import Curation, curation_path
+
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "cur")
+    edits = Curation()
+    edits.merge(topics, papers, [int(topics["topic"].iat[0]), int(topics["topic"].iat[1])])
+    edits.save(curation_path(tmp_path, "cur"))
+    d = parts(export_html(tmp_path, "cur", tmp_path / "cur.html").read_text(encoding="utf-8"))
+    corpus = data.with_edits(data.load_corpus(tmp_path, "cur"), edits.edits, "merge")
+    app = dict(zip(corpus.papers["doc_id"], analysis.topic_similarity(corpus), strict=True))
+    assert len(d["meta"]["topic_list"]) == len(topics) - 1
+    assert np.allclose(d["papers"]["ts"], [app[i] for i in d["papers"]["id"]], atol=0.0051)
 
 
 def test_missing_columns_are_reported(small_artifacts, papers, tmp_path):

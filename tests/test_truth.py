@@ -20,6 +20,7 @@ from explorer import analysis, data, state, tours
 from explorer.filters import Filters, apply
 from pipeline import artifacts, background, schema
 from pipeline.labels import (
+    SUPPORT_DIGITS,
     WEAK_MARK,
     WEAK_SUPPORT,
     TopicTerms,
@@ -27,6 +28,7 @@ from pipeline.labels import (
     label_support,
     make_labels,
     shown_label,
+    shown_support,
     topic_text,
 )
 from tests.test_pages import plotly_specs, qp, run, texts, unescape
@@ -125,8 +127,30 @@ def test_the_build_stores_label_support_and_the_app_marks_weak_labels(small_arti
     assert "label_support" in stored and stored["label_support"].between(0, 1).all()
     corpus = data.load_corpus(small_artifacts, "small")
     for raw, support, shown in zip(stored["label"], stored["label_support"], corpus.topics["label"], strict=True):
-        assert shown == (raw + WEAK_MARK if support < WEAK_SUPPORT else raw)
+        assert shown == (raw + WEAK_MARK if round(support, 2) < WEAK_SUPPORT else raw)
         assert corpus.topic_label(int(stored.loc[stored["label"] == raw, "topic"].iat[0])) == shown
+
+
+def test_the_weak_flag_is_decided_on_the_support_as_shown(small_artifacts, tmp_path, monkeypatch):
+    """A support of 0.496 is shown as 0.50 and so is not flagged below a cut of 0.5; 0.494 is
+    shown as 0.49 and is: the number on the page and the mark never disagree."""
+    assert WEAK_SUPPORT == 0.5 and SUPPORT_DIGITS == 2
+    assert (f"{shown_support(0.496):.2f}", is_weak(0.496)) == ("0.50", False)
+    assert (f"{shown_support(0.5):.2f}", is_weak(0.5)) == ("0.50", False)
+    assert (f"{shown_support(0.494):.2f}", is_weak(0.494)) == ("0.49", True)
+    assert not is_weak(float("nan"))
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "small")
+    topics = pd.read_parquet(tmp_path / "small" / schema.TOPICS)
+    topics["label_support"] = [0.496, 0.494] + [0.9] * (len(topics) - 2)
+    topics.to_parquet(tmp_path / "small" / schema.TOPICS, index=False)
+    for pos, value, weak in ((0, "0.50", False), (1, "0.49", True)):
+        topic, label = int(topics["topic"].iat[pos]), topics["label"].iat[pos]
+        at = run(tmp_path, monkeypatch, "pages/topics.py", corpus="small", topic=str(topic))
+        assert not at.exception
+        assert next(m.value for m in at.metric if m.label == "Label support") == value
+        heading = unescape(texts(at.header))
+        assert label in heading and (label + WEAK_MARK in heading) == weak
+        assert (f"support {value} of 1" in unescape(texts(at.caption))) == weak
 
 
 def test_a_build_without_label_support_still_opens(small_artifacts, tmp_path):
@@ -162,26 +186,26 @@ def test_neighbour_topics_are_the_topics_of_the_most_similar_papers(corpus):
 
 @pytest.fixture(scope="module")
 def disagreeing(small_artifacts, tmp_path_factory):
-    """A copy of the fixture build where paper row 3's distribution puts another topic first (as
-    BourGAN's does on NeurIPS: clustering says topic 7, the distribution topic 19): (root, row, first)."""
+    """A copy of the fixture build where paper row 3's abstract lies closest to another topic's
+    embedding than to its own (as BourGAN's does on NeurIPS: clustering says topic 7, its abstract
+    topic 19): its embedding is that topic's. (root, row, first, cosine to its own topic)."""
     root = tmp_path_factory.mktemp("disagree")
     shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), root / "small")
-    path = root / "small" / schema.TOPIC_DISTRIBUTION
-    dist = np.load(path)
+    path = root / "small" / schema.EMBEDDINGS
+    emb = np.load(path)
+    t_emb = np.load(root / "small" / schema.TOPIC_EMBEDDINGS)
     papers = pd.read_parquet(root / "small" / schema.PAPERS).sort_values("row")
     topics = pd.read_parquet(root / "small" / schema.TOPICS)["topic"].to_numpy()
     row = 3
     own = int(np.flatnonzero(topics == papers["topic"].iat[row])[0])
     other = (own + 1) % len(topics)
-    dist[row] = 0.0
-    dist[row, other], dist[row, own] = 0.36, 0.27
-    dist[row, [i for i in range(len(topics)) if i not in (own, other)]] = 0.37 / (len(topics) - 2)
-    np.save(path, dist.astype(np.float32), allow_pickle=False)
-    return root, row, int(topics[other])
+    emb[row] = t_emb[other]
+    np.save(path, emb.astype(np.float32), allow_pickle=False)
+    return root, row, int(topics[other]), float(t_emb[other] @ t_emb[own])
 
 
-def test_the_paper_page_says_why_its_topic_and_distribution_differ(disagreeing, monkeypatch):
-    root, row, first = disagreeing
+def test_the_paper_page_says_why_its_topic_and_its_abstracts_closest_topic_differ(disagreeing, monkeypatch):
+    root, row, first, own_cosine = disagreeing
     corpus = data.load_corpus(root, "small")
     doc = corpus.papers["doc_id"].iat[row]
     topic = int(corpus.papers["topic"].iat[row])
@@ -193,12 +217,15 @@ def test_the_paper_page_says_why_its_topic_and_distribution_differ(disagreeing, 
     spec = next(s for s in plotly_specs(at) if "Closest topics" in s["layout"].get("title", {}).get("text", ""))
     names = spec["data"][0]["y"]
     assert sum(n.startswith(f"<b>▶ {topic} · ") for n in names) == 1 and names[0].startswith(f"{first} · ")
-    assert "36% against 27%" in captions
+    # The bars and the caption give cosine similarities as plain numbers, not shares of a softmax.
+    assert f"cosine 1.00 against {own_cosine:.2f}" in captions and "%" not in captions
+    assert spec["data"][0]["x"][0] == pytest.approx(1.0, abs=1e-4) and spec["data"][0]["text"][0] == "1.00"
+    assert "not a probability" in captions and "%" not in spec["layout"]["xaxis"].get("ticksuffix", "")
 
 
 def test_the_paper_page_is_quiet_when_they_agree(small_artifacts, corpus, monkeypatch):
-    dist = np.asarray(corpus.topic_distribution)
-    agree = np.flatnonzero(corpus.topic_ids[np.argmax(dist, axis=1)] == corpus.papers["topic"].to_numpy())
+    sims = np.asarray(corpus.embeddings) @ np.asarray(corpus.topic_embeddings).T
+    agree = np.flatnonzero(corpus.topic_ids[np.argmax(sims, axis=1)] == corpus.papers["topic"].to_numpy())
     at = run(
         small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper=corpus.papers["doc_id"].iat[agree[0]]
     )
@@ -419,9 +446,13 @@ def test_the_map_tables_score_is_named_for_what_it_is_not_a_fit(small_artifacts,
     topic = int(corpus.topic_ids[0])
     at = run(small_artifacts, monkeypatch, "pages/map.py", corpus="small", topic=str(topic))
     table = at.dataframe[0]
-    column = json.loads(table.proto.columns)["topic_prob"]
-    assert column["label"] == "Topic prob." and column["help"] == panels.TOPIC_PROB_HELP
-    assert f"{panels.NEIGHBOURS} most similar papers" in panels.TOPIC_PROB_HELP  # says what the fit is instead
-    assert "by topic probability" in texts(at.caption)
-    shown = table.value["topic_prob"].to_numpy()
-    assert (np.diff(shown) <= 0).all()  # most typical first, by that probability
+    column = json.loads(table.proto.columns)["similarity"]
+    assert column["label"] == "Similarity to topic" and column["help"] == panels.TOPIC_SIMILARITY_HELP
+    assert f"{panels.NEIGHBOURS} most similar papers" in panels.TOPIC_SIMILARITY_HELP  # says what the fit is instead
+    assert "not a probability" in panels.TOPIC_SIMILARITY_HELP and "%" not in column.get("format", "")
+    assert "by cosine similarity to the topic's embedding" in texts(at.caption)
+    shown = table.value["similarity"].to_numpy()
+    assert (np.diff(shown) <= 0).all()  # most typical first, by the number shown
+    rows = corpus.papers.index[corpus.papers["topic"] == topic].to_numpy()
+    expected = np.asarray(corpus.embeddings)[rows] @ np.asarray(corpus.topic_embeddings)[0]
+    assert np.allclose(np.sort(shown)[::-1], np.sort(expected)[::-1], atol=1e-5)  # the cosine it says it is
