@@ -46,7 +46,8 @@ TOPIC_COLUMNS = {
         "Label support",
         format=f"%.{SUPPORT_DIGITS}f",
         help="share of the topic's papers whose title or abstract use all the words of the label (of either part of "
-        f"an 'A and B' label), 0-1; below {WEAK_SUPPORT:.2f} as shown here, the label is marked (?)",
+        f"an 'A and B' label), 0-1, as the lower bound of its 80% confidence interval; below {WEAK_SUPPORT:.2f} as "
+        "shown here, the label is marked (?)",
     ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
@@ -288,7 +289,7 @@ def weak_label_note(row: pd.Series) -> None:
     keywords = ", ".join(list(row["keywords"])[:6])
     st.caption(
         f"The label ends in (?) because its evidence is weak (support {row['label_support']:.{SUPPORT_DIGITS}f}): fewer than "
-        f"half of the topic's {int(row['size']):,} papers use its words (top keywords: {text.plain(keywords)}). The topic "
+        f"half of the topic's {int(row['size']):,} papers use its words, or too few to be sure (top keywords: {text.plain(keywords)}). The topic "
         "may gather papers on several subjects; read its papers before trusting the name."
     )
 

@@ -537,7 +537,7 @@ def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterPara
     if len(runs) == 1:
         return merge_to(micro, embeddings, p.n_topics)
     finals = [reassign_outliers(merge_to(_core(r, knn), embeddings, p.n_topics), embeddings) for r in runs]
-    return merge_by_agreement(micro, finals, p.n_topics)
+    return merge_by_agreement(micro, finals, p.n_topics, embeddings)
 
 
 def calibrated_resolution(graph: _Graph, p: ResolvedClusterParams) -> float:
@@ -566,7 +566,9 @@ def _core(labels: np.ndarray, knn: np.ndarray) -> np.ndarray:
     return np.where(alike >= CORE_SHARE * np.maximum(valid.sum(axis=1), 1), labels, -1)
 
 
-def merge_by_agreement(micro: np.ndarray, finals: list[np.ndarray], k: int) -> np.ndarray:
+def merge_by_agreement(
+    micro: np.ndarray, finals: list[np.ndarray], k: int, embeddings: np.ndarray | None = None
+) -> np.ndarray:
     """Merge micro topics into ``k`` topics by how often other clusterings put their papers together.
 
     The agreement of micro topics A and B is the mean over ``finals`` of the probability that a
@@ -598,7 +600,73 @@ def merge_by_agreement(micro: np.ndarray, finals: list[np.ndarray], k: int) -> n
     distance = 1.0 - agreement / len(finals)
     np.fill_diagonal(distance, 0.0)
     groups = AgglomerativeClustering(n_clusters=k, metric="precomputed", linkage="average").fit_predict(distance)
+    groups = np.asarray(groups, dtype=np.int64)
+    if embeddings is not None and SPLIT_LARGE:
+        groups = split_large(groups, rows, inlier, distance, embeddings, len(micro))
     lookup = np.full(len(micro), -1, dtype=np.int64)
     out = lookup.copy()
-    out[inlier] = np.asarray(groups, dtype=np.int64)[rows]
+    out[inlier] = groups[rows]
     return out
+
+
+#: Split topics larger than this share of the corpus whose papers are less alike than the median
+#: topic's (:func:`split_large`).
+MAX_SHARE = 0.12
+#: Whether the graph clustering splits large, loose topics.
+SPLIT_LARGE = False
+
+
+def split_large(
+    groups: np.ndarray,
+    rows: np.ndarray,
+    inlier: np.ndarray,
+    distance: np.ndarray,
+    embeddings: np.ndarray,
+    n: int,
+) -> np.ndarray:
+    """Split each topic of more than :data:`MAX_SHARE` of the papers whose papers are less alike than
+    the median topic's (mean cosine to their mean, :func:`spread`) in two, along the runs' agreement.
+
+    A large topic that holds one subject stays whole; one that holds several (3D, video and
+    segmentation under "diffusion models") is cut where the runs least agree, by average linkage
+    on its micro topics' agreement distance, the same rule that merged them, and the halves are
+    checked again. Deterministic: no seed.
+
+    Args:
+        groups: int ``(m,)`` topic of each micro topic.
+        rows: int ``(len(inlier),)`` micro topic (row of ``distance``) of each inlier paper.
+        inlier: int indices of the papers in a micro topic.
+        distance: float ``(m, m)`` agreement distance between micro topics.
+        embeddings: float ``(n, dim)`` normalised.
+        n: papers in the corpus.
+    """
+    from sklearn.cluster import AgglomerativeClustering
+
+    groups = groups.copy()
+    for _ in range(len(np.unique(groups))):
+        paper_groups = groups[rows]
+        ids, sizes = np.unique(paper_groups, return_counts=True)
+        spreads = {int(g): topic_spread(embeddings, inlier[paper_groups == g]) for g in ids}
+        median = float(np.median(list(spreads.values())))
+        loose = [
+            int(g)
+            for g, size in zip(ids, sizes, strict=True)
+            if size > MAX_SHARE * n and spreads[int(g)] < median and (groups == g).sum() >= 2
+        ]
+        if not loose:
+            break
+        target = max(loose, key=lambda g: (int(sizes[ids == g][0]), -g))
+        members = np.flatnonzero(groups == target)
+        halves = AgglomerativeClustering(n_clusters=2, metric="precomputed", linkage="average").fit_predict(
+            distance[np.ix_(members, members)]
+        )
+        groups[members[np.asarray(halves) == 1]] = int(groups.max()) + 1
+    return groups
+
+
+def topic_spread(embeddings: np.ndarray, rows: np.ndarray) -> float:
+    """How alike the papers ``rows`` are: their mean cosine similarity to their normalised mean."""
+    vectors = np.asarray(embeddings[np.sort(rows)], dtype=np.float64)
+    mean = vectors.sum(axis=0)
+    mean /= max(float(np.linalg.norm(mean)), 1e-12)
+    return float((vectors @ mean).mean())

@@ -58,7 +58,8 @@ GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
 )
 
 #: Below this support (:func:`label_support`: the share of the topic's papers using the label's
-#: words) a label is weak: fewer than half of its papers would recognise it.
+#: words, as a lower confidence bound) a label is weak: fewer than half of its papers would
+#: recognise it, or too few papers say so.
 WEAK_SUPPORT = 0.5
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
 MIN_PART_PAPERS = 3
@@ -147,6 +148,30 @@ def is_generic(term: str) -> bool:
     """True when every word of ``term`` is generic (or it has no words)."""
     words = term.split()
     return not words or all(w in GENERIC_WORDS for w in words)
+
+
+#: Below this many papers a corpus is too small to tell a topic's words from words every paper
+#: uses (the lift of "observed" in 9 of 38 papers is chance): the word stems every ML subfield uses
+#: alike, measured once over NeurIPS 1987-2023's topics (``assets/labels/spread_words.txt``, made by
+#: ``benchmarks/make_spread_words.py``: "observed", "require", "guarantee", ...), stand in as a broad
+#: background and are no label on their own. Larger corpora measure their own (the lift).
+SMALL_CORPUS = 1_000
+SPREAD_WORDS_FILE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets", "labels", "spread_words.txt"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def spread_stems() -> frozenset[str]:
+    """The stems of :data:`SPREAD_WORDS_FILE` (a missing file is an error: labels would change)."""
+    with open(SPREAD_WORDS_FILE, encoding="utf-8") as fh:
+        return frozenset(line.strip() for line in fh if line.strip() and not line.startswith("#"))
+
+
+def is_spread(term: str) -> bool:
+    """True for a single word that every ML subfield uses ("observed", "guarantees"): it may be part
+    of a phrase ("convergence guarantees") but says nothing about a topic on its own."""
+    return " " not in term.strip() and _stem(term.strip()) in spread_stems()
 
 
 def _english_stop_words() -> frozenset[str]:
@@ -323,7 +348,11 @@ class LabelSupport:
     Attributes:
         papers: share of the topic's papers (0-1) whose title or abstract use all the words of the
             label, or for "A and B" all the words of A or all the words of B (plurals folded;
-            stop words aside). NaN when the papers' text is not known.
+            stop words aside), as a share one can be sure of: the lower bound of its confidence
+            interval (Wilson, 80%), so 6 papers of 9 (0.45) count for less than 150 of 250 (0.56);
+            for a large topic it is within a few hundredths of the share itself. A part used by
+            fewer than :data:`MIN_PART_SHARE` of them counts at most twice its own share. NaN when
+            the papers' text is not known.
         keywords: share of the label's distinctive words that are among the topic's top terms
             (shown beside it; not part of the value).
         used: papers using the label's words (either part).
@@ -337,7 +366,7 @@ class LabelSupport:
 
     @property
     def value(self) -> float:
-        """The label's support (0-1): the share of its topic's papers that use its words."""
+        """The label's support (0-1): the share of its topic's papers that use its words (lower bound)."""
         return self.papers
 
 
@@ -383,11 +412,11 @@ def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -
     if text is not None and text.n_docs:
         n = text.n_docs
         used = sum(any(p <= doc for p in parts) for doc in text.doc_stems)
-        papers = used / n
+        papers = wilson_lower(used, n)
         if len(parts) > 1:
-            weakest = min(sum(p <= doc for doc in text.doc_stems) for p in parts) / n
-            if weakest < MIN_PART_SHARE:  # a part few papers use names their subject, not the topic's
-                papers = min(papers, 2 * weakest)
+            weakest = min(sum(p <= doc for doc in text.doc_stems) for p in parts)
+            if weakest < MIN_PART_SHARE * n:  # a part few papers use names their subject, not the topic's
+                papers = min(papers, 2 * wilson_lower(weakest, n))
     top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
     words = set().union(*parts)
     found = sum(any(_same_word(w, t) for t in top) for w in words)
@@ -519,8 +548,9 @@ class _Scorer:
     label should describe most of its topic's papers, and belong to it rather than to every topic.
     """
 
-    def __init__(self, background: Background | None, topic_share: float):
+    def __init__(self, background: Background | None, topic_share: float, total: int = 0):
         self.background = background if background is not None and background.n else None
+        self.small = 0 < total < SMALL_CORPUS  # too few papers to measure which words every topic uses
         self.expected = topic_share * self.background.n if self.background is not None else 0.0
 
     def precision(self, coverage: float, rows) -> float:
@@ -545,7 +575,7 @@ def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min
         if " " not in term and any(_abbreviates(term, p) for p in phrases):
             continue  # "nas": the phrase it abbreviates stands for it
         words = frozenset().union(*label_parts(term))
-        if not words:
+        if not words or (scorer.small and is_spread(term)):
             continue
         used = np.fromiter((words <= d for d in text.doc_stems), dtype=bool, count=text.n_docs)
         coverage = float(used.mean()) if text.n_docs else 0.0
@@ -638,7 +668,7 @@ def topic_options(
     if text is None or not text.n_docs:
         return [_Option(t, math.nan, -i) for i, t in enumerate(_old_options(_candidates(terms)))]
     share = (terms.size or text.n_docs) / max(total, 1) if total else 0.0
-    scorer = _Scorer(background, share)
+    scorer = _Scorer(background, share, total)
     # a topic of a large share p of the corpus cannot reach a lift of 1/p: half-way to it suffices
     min_lift = MIN_LIFT if not 0 < share < 1 else min(MIN_LIFT, 1 + (1 / share - 1) / 2)
     for min_papers in (2, 1):

@@ -476,3 +476,21 @@ def test_a_word_every_topic_of_the_corpus_uses_is_no_label_on_its_own():
     assert "observed" not in label and "scene graphs" in label, label
     # without the corpus to compare with, nothing tells "observed" from a subject
     assert make_labels({0: topic})[0] == "observed"
+    # a corpus too small to measure it (here 18 papers) takes the broad background: the word stems
+    # every NeurIPS subfield uses alike, "observed" among them
+    from pipeline.labels import SMALL_CORPUS, is_spread
+
+    assert len(docs + others) < SMALL_CORPUS and is_spread("observed") and not is_spread("scene graphs")
+
+
+def test_spread_is_zero_for_a_word_every_topic_uses_alike_and_large_for_one_topics_word():
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: benchmarks/ as a package
+    from benchmarks.make_spread_words import spread_bits
+
+    labels = np.repeat(np.arange(4), 50)
+    presence = np.zeros((200, 2))
+    presence[::5, 0] = 1  # "everywhere": one paper in five of every topic
+    presence[:50:2, 1] = 1  # "privacy": half of topic 0, nowhere else
+    bits = spread_bits(labels, presence, np.array(["everywhere", "privacy"], dtype=object), min_share=0.0)
+    assert bits["everywhere"] == pytest.approx(0.0, abs=1e-9)
+    assert bits["privacy"] == pytest.approx(2.0)  # log2 of four equally large topics
