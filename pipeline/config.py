@@ -279,7 +279,7 @@ class ClusterParams(_Checked):
     Attributes:
         method: "auto" ("graph" from 500 papers, "ward" below); "graph" (micro topics of the shared kNN graph found by Leiden
             in ``runs`` seeded runs and merged to ``n_topics`` by how often the runs agree, their
-            borders then refined by three k-means steps: needs no UMAP projection and gives the
+            borders then refined by one k-means step: needs no UMAP projection and gives the
             same topics on every processor); "hdbscan" (the
             earlier default: dense micro topics of the UMAP projection merged to ``n_topics``,
             which moves with UMAP's seed and the processor); "agglomerative" (Ward on the UMAP

@@ -364,3 +364,42 @@ def test_write_json_is_atomic_and_readable(tmp_path):
     artifacts.write_json(tmp_path / "m.json", {"a": 1})
     assert json.loads((tmp_path / "m.json").read_text()) == {"a": 1}
     assert not list(tmp_path.glob(".*tmp"))
+
+
+def _micro_topics(rng, centres, per, scatter):
+    """Micro topics as (count, sum of unit embeddings) around the given unit centres."""
+    counts, sums = [], []
+    for centre, n, s in zip(centres, per, scatter, strict=True):
+        x = centre + s * rng.normal(size=(n, len(centre)))
+        x /= np.linalg.norm(x, axis=1, keepdims=True)
+        counts.append(n)
+        sums.append(x.sum(axis=0))
+    return np.array(counts, dtype=float), np.stack(sums)
+
+
+def test_the_merge_makes_no_large_topic_looser_than_the_median_one():
+    from pipeline.cluster import _spread_of, cap_large
+
+    rng = np.random.default_rng(0)
+    dim = 16
+    axes = np.eye(dim)
+    # micro topics 0-3 lie on four different subjects but the runs often put them together
+    # (distance 0.1): the plain merge makes one large, loose topic of them; 4-9 are small and tight.
+    centres = [axes[i] for i in range(4)] + [axes[4 + i // 2] for i in range(6)]
+    counts, sums = _micro_topics(rng, centres, [60] * 4 + [20] * 6, [0.2] * 4 + [0.05] * 6)
+    distance = np.full((10, 10), 0.9)
+    distance[:4, :4] = 0.1
+    for a in range(4, 10, 2):
+        distance[a, a + 1] = distance[a + 1, a] = 0.2
+    np.fill_diagonal(distance, 0.0)
+    plain = np.array([0, 0, 0, 0, 1, 1, 2, 2, 3, 3])
+    total = counts.sum()
+    capped = cap_large(plain, distance, 4, counts, sums, 0.3 * total)
+    spreads = [_spread_of(counts[capped == g].sum(), sums[capped == g].sum(axis=0)) for g in np.unique(capped)]
+    plain_spreads = [_spread_of(counts[plain == g].sum(), sums[plain == g].sum(axis=0)) for g in range(4)]
+    for g, spread in zip(np.unique(capped), spreads, strict=True):
+        assert counts[capped == g].sum() <= 0.3 * total or spread >= np.median(plain_spreads)
+    assert len(set(capped[:4].tolist())) > 1  # the four subjects are not one topic
+    assert len(np.unique(capped[4:])) == 3 and all(capped[a] == capped[a + 1] for a in range(4, 10, 2))
+    # nothing large and loose: the merge is the plain one
+    np.testing.assert_array_equal(cap_large(plain, distance, 4, counts, sums, 1.0 * total), plain)

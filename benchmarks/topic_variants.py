@@ -1,0 +1,230 @@
+"""Topics and labels on every corpus we have, per clustering variant, seeds and 90% samples (issue 20).
+
+For each corpus (a one-year conference cut from the shared files, the labelled proxies) and each
+variant of the graph clustering, runs the build's own stages per seed: the shared kNN graph, the
+clustering with that seed, the labels as the build makes them (``represent.topic_labels`` with the
+corpus's embedder), and the same clustering on a random 90% of the papers with its own seed.
+Writes one JSON line per run and one summary per corpus and variant to
+``benchmarks/results/topic-variants.jsonl``:
+
+* ``nmi``/``ari`` against the labels where the corpus has them;
+* ``stability`` (mean pairwise ARI across seeds) and ``resampled_stability`` (the same across
+  runs on different 90% samples, over the papers two runs share);
+* ``cov``: size-weighted label coverage (share of a topic's papers whose text uses all the words
+  of its label, or of either part of "A and B"); ``low_large``: topics of 5% or more of the papers
+  below 0.5 coverage; ``weak``: labels the app marks weak; ``contained``: pairs of labels one of
+  which holds the other's words; ``retrieval``: labels whose embedding is nearest their own topic;
+* ``largest``: the largest topic's share; ``over12_incoherent``: topics above 12% of the papers
+  less alike (mean cosine to their centroid) than the median topic.
+
+Baselines (``--baselines``): k-means at the number of labels and at our number of topics, vanilla
+BERTopic + ``reduce_outliers``, on the same embeddings and seeds.
+
+Variants set the module constants of ``pipeline.cluster`` for the run: ``base`` (the defaults),
+``refineN`` (N k-means steps after the merge), ``cap`` (no merge makes a topic of more than 12% of
+the papers that is looser than the median one, ``pipeline.cluster.CAP_LARGE``); join them with ``+``.
+
+    .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
+    .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\
+        --variants base refine3 cap --seeds 0 1 2 --artifacts /tmp/tv
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pipeline import cluster as C  # noqa: E402
+from pipeline import evaluate as ev  # noqa: E402
+from pipeline.embed import embed_texts  # noqa: E402
+from pipeline.ingest import ingest  # noqa: E402
+from pipeline.quality import resampled_clustering  # noqa: E402
+from pipeline.reduce import shared_knn  # noqa: E402
+from pipeline.represent import topic_labels  # noqa: E402
+from pipeline.settings import load_config, with_overrides  # noqa: E402
+from pipeline.vocab import doc_terms  # noqa: E402
+
+DATA = Path("/work/shared/data")
+RESEARCH = ROOT / ".cache-research"
+OUT = ROOT / "benchmarks" / "results" / "topic-variants.jsonl"
+
+#: name -> (file, rows to keep); one-year conferences are cut from the shared multi-year files.
+CORPORA = {
+    "icml2024": (DATA / "icml2024-unlabeled.jsonl.gz", None),
+    "iclr2022": (DATA / "iclr-2018-2022-submissions.jsonl.gz", lambda d: d[d["year"].astype(str) == "2022"]),
+    "neurips2023": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2023]),
+    "ijcai": (DATA / "ijcai2020-2024-primary-area.jsonl.gz", None),
+    "ijcai-fine": (RESEARCH / "ijcai-fine.jsonl.gz", None),
+    "neurips-kw": (RESEARCH / "neurips-kw.jsonl.gz", None),
+}
+
+
+def load(name: str, artifacts: Path):
+    """Papers (labelled ones only, where the corpus has labels), embeddings and labels or None."""
+    path, keep = CORPORA[name]
+    config = with_overrides(load_config(None), {"ingest": {"columns": {"label": "label"}}})
+    if keep is not None:
+        cut = artifacts / f"{name}.jsonl"
+        if not cut.exists():
+            cut.parent.mkdir(parents=True, exist_ok=True)
+            keep(pd.read_json(path, lines=True, compression="gzip")).to_json(cut, orient="records", lines=True)
+        path = cut
+    papers = ingest([path], config.ingest).papers.reset_index(drop=True)
+    vectors = embed_texts(papers["model_text"].tolist(), config.embed, artifacts / ".cache").vectors
+    truth = None
+    if "label" in papers and papers["label"].notna().any():
+        mask = papers["label"].notna().to_numpy() & (papers["label"].astype(str).str.strip() != "").to_numpy()
+        papers, vectors = papers[mask].reset_index(drop=True), vectors[mask]
+        truth = papers["label"].astype(str).to_numpy()
+    return papers["model_text"].tolist(), np.asarray(vectors, dtype=np.float32), truth, config
+
+
+def apply_variant(variant: str) -> None:
+    """Set ``pipeline.cluster``'s constants for ``variant`` (parts joined by ``+``)."""
+    for part in variant.split("+"):
+        if part.startswith("refine"):
+            C.REFINE_STEPS = int(part[len("refine") :])
+        elif part == "cap":
+            C.CAP_LARGE = True
+        elif part != "base":
+            raise SystemExit(f"unknown variant part {part!r}")
+
+
+def describe(labels: np.ndarray, embeddings: np.ndarray, truth) -> dict:
+    """Sizes, the large-and-loose check and agreement with the labels of one clustering."""
+    n = len(labels)
+    ids, sizes = np.unique(labels[labels >= 0], return_counts=True)
+    spread = ev.topic_spread(embeddings, labels)
+    median = float(np.median(list(spread.values())))
+    row = {
+        "k": int(len(ids)),
+        "largest": float(sizes.max() / n),
+        "over12_incoherent": int(
+            sum(s / n > 0.12 and spread[int(t)] < median for t, s in zip(ids, sizes, strict=True))
+        ),
+    }
+    if truth is not None:
+        scores = ev.clustering_scores(truth, labels)
+        row.update(nmi=scores["nmi_all"], ari=scores["ari_all"])
+    return row
+
+
+def label_row(docs, embeddings, labels, dt, embed) -> dict:
+    """The labels of one clustering, made as the build makes them, and their measures."""
+    ids = sorted(set(labels.tolist()) - {-1})
+    _, centroids = C.centroids(labels, embeddings)
+    chosen = topic_labels(docs, labels, dt, centroids, embed)
+    names = {t: chosen[t][0] for t in ids}
+    scored = ev.label_scores(names, labels, docs, label_vectors=embed([names[t] for t in ids]), centroids=centroids)
+    sizes = {t: int((labels == t).sum()) for t in ids}
+    return {
+        "cov": scored.weighted_coverage,
+        "low_large": len(scored.low_large),
+        "contained": len(scored.contained),
+        "retrieval": scored.retrieval,
+        "weak": sum(chosen[t][1].value < 0.5 for t in ids),
+        "labels": [(names[t], sizes[t], round(scored.coverage[t], 2)) for t in sorted(ids, key=lambda t: -sizes[t])],
+    }
+
+
+def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labels: bool) -> list[dict]:
+    docs, embeddings, truth, config = load(name, artifacts)
+    apply_variant(variant)
+    knn = shared_knn(embeddings, config.umap)
+    dt = doc_terms(docs, ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
+    cache = artifacts / ".cache"
+
+    def embed(texts):
+        return embed_texts(list(texts), config.embed, cache).vectors
+
+    rows, runs, resampled = [], [], []
+    for seed in seeds:
+        params = dataclasses.replace(config.cluster, seed=seed)
+        started = time.perf_counter()
+        labels = C.cluster(None, embeddings, params, knn=knn[0]).labels
+        row = {"corpus": name, "variant": variant, "kind": "ours", "seed": seed, "n": len(docs)}
+        row["seconds"] = round(time.perf_counter() - started, 2)
+        row |= describe(labels, embeddings, truth)
+        if with_labels:
+            row |= label_row(docs, embeddings, labels, dt, embed)
+        runs.append(labels)
+        resampled.append(resampled_clustering(embeddings, knn, config, seed))
+        rows.append(row)
+        print(json.dumps({k: v for k, v in row.items() if k != "labels"}), flush=True)
+    summary = {"corpus": name, "variant": variant, "kind": "summary", "seeds": seeds, "n": len(docs)}
+    summary["stability"] = ev.stability(runs) if len(runs) > 1 else None
+    summary["resampled_stability"] = ev.stability(resampled) if len(resampled) > 1 else None
+    for key in (
+        "nmi",
+        "ari",
+        "cov",
+        "retrieval",
+        "largest",
+        "k",
+        "low_large",
+        "contained",
+        "weak",
+        "over12_incoherent",
+    ):
+        values = [r[key] for r in rows if key in r]
+        if values:
+            summary[key] = round(float(np.mean(values)), 4)
+    print(json.dumps(summary), flush=True)
+    return [*rows, summary]
+
+
+def baselines(name: str, seeds: list[int], artifacts: Path) -> list[dict]:
+    docs, embeddings, truth, config = load(name, artifacts)
+    ours = C.resolve_params(config.cluster, len(docs)).n_topics
+    ks = sorted({ours, len(set(truth.tolist())) if truth is not None else ours})
+    rows = []
+    for seed in seeds:
+        for k in ks:
+            labels = np.asarray(ev.kmeans(embeddings, k, seed=seed).labels)
+            rows.append(
+                {"corpus": name, "variant": f"kmeans{k}", "kind": "baseline", "seed": seed}
+                | describe(labels, embeddings, truth)
+            )
+        labels = np.asarray(ev.vanilla_bertopic_reduce_outliers(docs, embeddings, None, seed=seed).labels)
+        rows.append(
+            {"corpus": name, "variant": "bertopic_reduce", "kind": "baseline", "seed": seed}
+            | describe(labels, embeddings, truth)
+        )
+    for row in rows:
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpora", nargs="+", choices=sorted(CORPORA))
+    parser.add_argument("--variants", nargs="+", default=["base"])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--artifacts", type=Path, default=Path("/tmp/topic-variants"), help="embedding cache")
+    parser.add_argument("--no-labels", action="store_true", help="clustering measures only")
+    parser.add_argument("--baselines", action="store_true")
+    args = parser.parse_args()
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    for name in args.corpora:
+        rows = baselines(name, args.seeds, args.artifacts) if args.baselines else []
+        defaults = (C.REFINE_STEPS, C.CAP_LARGE)
+        for variant in args.variants:
+            rows += run(name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels)
+            C.REFINE_STEPS, C.CAP_LARGE = defaults
+        with OUT.open("a", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()
