@@ -11,6 +11,7 @@ The figure builders are pure functions of the comparison's tables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from urllib.parse import urlencode
 
@@ -269,14 +270,21 @@ def overlay(points: pd.DataFrame, *, limit: int = 5_000) -> list:
 
 
 def matching_sankey(
-    flows: pd.DataFrame, matches: pd.DataFrame, *, left: str, right: str, min_share: float = 0.1, height: int = 620
+    flows: pd.DataFrame,
+    matches: pd.DataFrame,
+    *,
+    left: str,
+    right: str,
+    min_share: float = 0.1,
+    height: int = 620,
+    colours: Mapping[int, str] | None = None,
 ) -> go.Figure:
     """Topics of the reference (left) flowing into the new corpus's topics (right).
 
     Link widths are the new corpus's papers (``papers_b``): how many of each new topic's papers
     have their nearest reference papers (or their own copy) in each reference topic. Links below
     ``min_share`` of the new topic are left out; "nothing close" collects the papers far from the
-    whole reference.
+    whole reference. ``colours``: the reference's topic colours (``Corpus.colouring.colours``).
     """
     f = flows[(flows["papers_b"] > 0) & (flows["from_b"] >= min_share)]
     a = matches[matches["side"] == "a"].set_index("topic")
@@ -293,7 +301,9 @@ def matching_sankey(
 
     labels = [name_a(t) for t in sources] + [name_b(t) for t in targets]
     status = [str(b["status"].get(t, "unclear")) for t in targets]
-    colours = [CONTEXT if t < 0 else topic_colour(t) for t in sources] + [STATUS_COLOURS.get(x, SAME) for x in status]
+    colours = [CONTEXT if t < 0 else (colours or {}).get(t, topic_colour(t)) for t in sources] + [
+        STATUS_COLOURS.get(x, SAME) for x in status
+    ]
     pos_a = {t: i for i, t in enumerate(sources)}
     pos_b = {t: len(sources) + i for i, t in enumerate(targets)}
     fig = go.Figure(
@@ -318,13 +328,19 @@ def matching_sankey(
 
 
 def lineage_sankey(
-    lin: Lineage, labels: dict[int, str], *, keep: set[tuple[int, int]] | None = None, height: int = 620
+    lin: Lineage,
+    labels: dict[int, str],
+    *,
+    keep: set[tuple[int, int]] | None = None,
+    height: int = 620,
+    colours: Mapping[int, str] | None = None,
 ) -> go.Figure:
     """Topics across periods: each column a period, each link the share of a later topic's papers
     whose nearest earlier papers lie in an earlier topic (balanced so nodes are their share).
 
     Args:
         keep: (period, topic) nodes to draw (default all); links between them only.
+        colours: the corpus's topic colours (``Corpus.colouring.colours``).
     """
     periods = [f"{lo}–{hi}" if lo != hi else str(lo) for lo, hi in lin.periods]
     nodes = lin.nodes
@@ -342,7 +358,7 @@ def lineage_sankey(
     links = links[kept].assign(s=[a for (a, _), k in zip(pairs, kept, strict=True) if k],
                                t=[b for (_, b), k in zip(pairs, kept, strict=True) if k])  # fmt: skip
     links = links[links["flow"] > 0.0005]
-    colour = [topic_colour(int(t)) for t in nodes["topic"]]
+    colour = [(colours or {}).get(int(t), topic_colour(int(t))) for t in nodes["topic"]]
     fig = go.Figure(
         go.Sankey(
             arrangement="snap",

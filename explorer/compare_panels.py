@@ -257,7 +257,9 @@ def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> Non
         f"than {p['min_papers']} papers are not judged. Matched here by {text.plain(s['matching']['method'])}."
     )
     chart(
-        cview.matching_sankey(result.flows, result.matches, left=ref.name, right=ctx.corpus.name),
+        cview.matching_sankey(
+            result.flows, result.matches, left=ref.name, right=ctx.corpus.name, colours=ref.colouring.colours
+        ),
         name=figures.image_name(ctx.corpus.name, "vs", ref.name, "topic-matching"),
     )
     for side, title, other in (("b", ctx.corpus.name, ref), ("a", ref.name, ctx.corpus)):

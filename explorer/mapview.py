@@ -24,6 +24,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -116,7 +117,14 @@ def _finite(value) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthetic: bool = False) -> Blob:
+def points_blob(
+    name: str,
+    papers: pd.DataFrame,
+    topics: pd.DataFrame,
+    *,
+    synthetic: bool = False,
+    colours: Mapping[int, str] | None = None,
+) -> Blob:
     """The points of a corpus: positions, topic of each paper, flags, and the topics' labels.
 
     Args:
@@ -127,6 +135,8 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
             (else the median position of the topic's papers). Topics without papers are kept
             (the legend lists them greyed); papers whose topic the table lacks get ``NO_TOPIC``.
         synthetic: the corpus is generated benchmark data (the map says so on its PNG).
+        colours: topic id -> colour, when already known (``Corpus.colouring``); else computed
+            here from the papers' positions (``palette.map_colouring``, the same function).
     """
     ids = topics["topic"].astype(int).to_numpy()
     if len(ids) > MAX_TOPICS:
@@ -141,6 +151,8 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
     x = papers["x"].to_numpy(dtype=np.float32)
     y = papers["y"].to_numpy(dtype=np.float32)
     sizes = np.bincount(index[index >= 0], minlength=len(ids))
+    if colours is None:
+        colours = palette.map_colouring(x, y, paper_topic, ids).colours
     entries = []
     for j, rec in enumerate(topics.itertuples(index=False)):
         tid = int(ids[j])
@@ -156,7 +168,7 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
                 "size": int(sizes[j]),
                 "x": None if tx is None else round(tx, 5),
                 "y": None if ty is None else round(ty, 5),
-                "colour": palette.topic_colour(tid),
+                "colour": palette.OUTLIER if tid < 0 else colours.get(tid, palette.topic_colour(tid)),
             }
         )
     return pack(
@@ -175,7 +187,7 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
 def corpus_points(corpus: Corpus) -> Blob:
     """``points_blob`` of a loaded (curated) corpus."""
     synthetic = bool((corpus.manifest or {}).get("synthetic"))
-    return points_blob(corpus.name, corpus.papers, corpus.topics, synthetic=synthetic)
+    return points_blob(corpus.name, corpus.papers, corpus.topics, synthetic=synthetic, colours=corpus.colouring.colours)
 
 
 def mask_blob(mask: np.ndarray) -> Blob:

@@ -134,7 +134,7 @@ def label_evidence(row: pd.Series) -> None:
 
 
 @st.fragment
-def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str) -> None:
+def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str, colour: str | None = None) -> None:
     """The λ slider (URL ``lam``) and the LDAvis-style relevance bars; reruns alone."""
     st.slider(
         "Relevance λ: 1 ranks terms by frequency in the topic, 0 by how specific they are to it",
@@ -146,7 +146,12 @@ def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str) -> None:
         st.info("No term statistics were stored for this topic.")
     else:
         chart(
-            figures.relevance_bars(figures.rank_by_relevance(terms, lam), topic=topic, lam=lam),
+            figures.relevance_bars(
+                figures.rank_by_relevance(terms, lam),
+                topic=topic,
+                lam=lam,
+                colours=None if colour is None else {topic: colour},
+            ),
             name=figures.image_name(corpus_name, "topic", topic, "relevance", f"lambda{lam:.2f}"),
         )
 
@@ -155,10 +160,16 @@ def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str) -> None:
 def _overview_figures(key, selected: int | None, _corpus: Corpus) -> tuple:
     z = figures.linkage_from_hierarchy(_corpus.hierarchy, _corpus.topic_ids)
     z = figures.linkage_from_embeddings(_corpus.topic_embeddings) if z is None else z
-    tree = None if z is None else figures.dendrogram(_corpus.topics, z, selected=selected)
+    tree = (
+        None
+        if z is None
+        else figures.dendrogram(_corpus.topics, z, selected=selected, colours=_corpus.colouring.colours)
+    )
     return (
         tree,
-        figures.intertopic_map(_corpus.topics, _corpus.topic_similarity, selected=selected),
+        figures.intertopic_map(
+            _corpus.topics, _corpus.topic_similarity, selected=selected, colours=_corpus.colouring.colours
+        ),
         figures.similarity_heatmap(_corpus.topics, _corpus.topic_similarity, selected=selected),
     )
 
@@ -227,7 +238,7 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
     chart(
         figures.topic_probability_bars(
             [corpus.topic_label(t) for t in ids], ids, [dist[i] for i in top], assigned=topic,
-            title="Closest topics by its abstract",
+            title="Closest topics by its abstract", colours=corpus.colouring.colours,
         ),
         name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"),
     )  # fmt: skip
@@ -350,7 +361,7 @@ def one_year(ctx: shell.Context) -> None:
         figures.distribution_bars(
             names,
             table["shown"].tolist(),
-            colours=figures.topic_colours(table["topic"]),
+            colours=corpus.topic_colours(table["topic"]),
             title="Topics",
             xtitle="papers (filters applied)",
         ),

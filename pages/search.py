@@ -96,7 +96,10 @@ with place:
         with left:
             if len(corpus.topics):
                 bars = figures.topic_probability_bars(
-                    [corpus.topic_label(t) for t in ids], ids, [float(placed.probs[i]) for i in top]
+                    [corpus.topic_label(t) for t in ids],
+                    ids,
+                    [float(placed.probs[i]) for i in top],
+                    colours=corpus.colouring.colours,
                 )
                 panels.chart(bars, name=shell.image_name(ctx, "my-abstract-topics"))
             mapcomponent.position_map(

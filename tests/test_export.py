@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import data, mapview, palette, readinglist, search, tours
+from explorer import data, mapview, readinglist, search, tours
 from pipeline import artifacts, bm25, cli, schema
 from pipeline.export import export_html
 
@@ -113,7 +113,7 @@ def test_a_title_with_script_tags_cannot_leave_the_data_element(page_html):
     assert HOSTILE_TITLE in parts(page_html)["papers"]["t"]  # intact once decoded
 
 
-def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, papers, topics):
+def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, papers, topics, corpus):
     d = parts(page_html)
     p, meta, (header, arrays) = d["papers"], d["meta"], d["points"]
     assert p["id"] == papers["doc_id"].tolist() and d["abstracts"] == papers["abstract"].tolist()
@@ -124,7 +124,7 @@ def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, pape
     assert meta["years"] == [2020, 2024] and meta["built"] and meta["model"]
     assert [t["id"] for t in meta["topic_list"]] == topics["topic"].tolist()
     assert [t["size"] for t in meta["topic_list"]] == topics["size"].tolist()
-    assert {t["id"]: t["colour"] for t in header["topics"]} == {t: palette.topic_colour(t) for t in topics["topic"]}
+    assert {t["id"]: t["colour"] for t in header["topics"]} == corpus.colouring.colours  # the app's colours
     assert [meta["venues"][v] for v in p["v"]] == papers["venue"].tolist()
 
 
@@ -267,7 +267,7 @@ def tab(browser, exported):
 
 
 @pytest.mark.browser
-def test_the_map_draws_every_point_and_the_table_counts_every_paper(tab, papers, topics, output_dir):
+def test_the_map_draws_every_point_and_the_table_counts_every_paper(tab, papers, topics, corpus, output_dir):
     page = tab.page
     state = page.evaluate(MAP)
     assert state["n"] == state["drawn"] == state["shown"] == 137  # counted by the map component
@@ -280,7 +280,7 @@ def test_the_map_draws_every_point_and_the_table_counts_every_paper(tab, papers,
     labels = {lab["topic"] for lab in state["labels"] if lab["kind"] == "topic"}
     assert labels == set(topics["topic"])  # every topic labelled, on the canvas (never as HTML)
     colours = page.evaluate("() => window.__atlas.map.ds.topics.map(t => [t.id, t.colour])")
-    assert {t: c for t, c in colours} == {t: palette.topic_colour(t) for t in topics["topic"]}  # the app's colours
+    assert {t: c for t, c in colours} == corpus.colouring.colours  # the app's colours
     tab.page.screenshot(path=str(output_dir / "export.png"), full_page=True)
     print(f"export loaded in {tab.load_ms:.0f} ms")
 
