@@ -162,6 +162,7 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
                 "after",
                 "support",
                 "list",
+                "notes",
                 "tour",
                 "tourdata",
                 "step",

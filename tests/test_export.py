@@ -465,6 +465,40 @@ def test_a_reading_list_link_of_the_app_opens_in_the_file(browser, exported, cor
 
 
 @pytest.mark.browser
+def test_the_lists_notes_travel_into_the_file_as_plain_text(browser, exported, tmp_path):
+    docs = ["latex-1", "xss-1"]
+    sids = [readinglist.short_id(d) for d in docs]
+    hostile = "Ana presents <img src=x onerror=window.__xss=1> =1+1"
+    blob = readinglist.encode_notes({sids[1]: hostile}, sids)
+    notes_of = "() => Array.from(document.querySelectorAll('#list-items li'), li => li.querySelector('.note')?.textContent ?? '')"
+    t = Offline(browser, exported, f"#list={','.join(sids)}&notes={blob}")
+    try:
+        assert t.page.evaluate(notes_of) == ["", hostile]  # as text, never as HTML
+        assert t.page.locator("#list-items img").count() == 0
+        name, rows = download_csv(t, tmp_path)
+        assert name == "small-reading-list.csv" and [r["note"] for r in rows] == ["", hostile]
+        t.page.locator("#list-items li").first.locator("button.rm").click()  # the notes stay in the fragment
+        t.page.wait_for_function(
+            f"() => location.hash.includes('notes={blob}') && !location.hash.includes('{sids[0]}')"
+        )
+    finally:
+        t.close()
+    # a damaged value is said, not fatal; a tour step of the reading list shows its notes
+    t = Offline(browser, exported, f"#list={sids[0]}&notes=garbage")
+    try:
+        assert "notes in this link cannot be read" in t.page.inner_text("#note")
+    finally:
+        t.close()
+    step = tours.make_step("list", {"corpus": ["small"], "list": [",".join(sids)], "notes": [blob]}, "Our list")
+    t = Offline(browser, exported, f"#tourdata={tours.encode(tours.Tour('group', (step,), 'small'))}&step=1")
+    try:
+        t.page.wait_for_function(f"() => ({notes_of})().length === 2")
+        assert t.page.evaluate(notes_of) == ["", hostile] and t.page.inner_text("#tour-note") == "Our list"
+    finally:
+        t.close()
+
+
+@pytest.mark.browser
 def test_a_tour_link_of_the_app_opens_in_the_file(browser, exported, output_dir):
     steps = (
         tours.make_step("topics", {"corpus": ["small"], "topic": ["1"]}, "Topic 1 and its papers"),
