@@ -3,6 +3,8 @@ paragraph. Every block takes the page ``Context`` or plain data; none loads or f
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -15,7 +17,13 @@ def chart(fig, container=None, *, name: str, **kwargs):
     """A plotly figure with the app's look (our own theme, trimmed mode bar) whose mode bar
     downloads it as ``name``.png (``figures.image_name`` of the view, e.g. ``small-topic-3-keywords``).
     In present mode its text, axes and legends grow with the page (``present.scale``)."""
-    fig = figures.scale_text(fig, present.scale())
+    scale = present.scale()
+    fig = figures.scale_text(fig, scale)
+    if scale != 1 and "height" not in kwargs:  # a slide: the chart fills the window (present.SLIDE_JS)
+        fig.update_layout(height=None, autosize=True)  # as tall as its box
+        box = (container or st).container(key=f"slide_{re.sub(r'[^A-Za-z0-9_-]', '_', name)[:80]}")
+        config = {**figures.config(name), "responsive": True}
+        return box.plotly_chart(fig, theme=None, config=config, height="stretch", **kwargs)
     return (container or st).plotly_chart(fig, theme=None, config=figures.config(name), **kwargs)
 
 
@@ -147,7 +155,7 @@ def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str, colour: s
     else:
         chart(
             figures.relevance_bars(
-                figures.rank_by_relevance(terms, lam),
+                figures.rank_by_relevance(terms, lam, top=10 if present.scale() != 1 else 15),
                 topic=topic,
                 lam=lam,
                 colours=None if colour is None else {topic: colour},
