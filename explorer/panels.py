@@ -517,16 +517,21 @@ def keyword_picker(corpus: Corpus, suggested: list[str]) -> list[str]:
     picker follows the suggestions, which change with the periods.
     """
     # "kw=" (empty) means the reader removed every keyword; no "kw" at all means the suggestions.
-    url_terms = tuple(v for v in st.query_params.get_all("kw") if v) if "kw" in st.query_params else None
+    url_terms, problems = None, []
+    if "kw" in st.query_params:  # kw=a&kw=b, or kw=a,b as a hand-written link has it
+        terms, problems = state.parse_keywords(st.query_params.get_all("kw"))
+        url_terms = tuple(terms)
     if url_terms is None and st.session_state.get("_trend_suggested") != suggested:
         st.session_state.pop("trend_kw", None)  # new periods, new suggestions
     st.session_state["_trend_suggested"] = suggested
     options = list(dict.fromkeys([*(url_terms or ()), *suggested, *corpus.terms["term"].head(3000).tolist()]))
     st.multiselect(
         "Keywords (type to search the corpus vocabulary, or enter any word or phrase)",
-        options, key="trend_kw", accept_new_options=True, max_selections=8, select_all=False,
+        options, key="trend_kw", accept_new_options=True, max_selections=state.MAX_KEYWORDS, select_all=False,
         **state.bind("trend_kw", url_terms, default=suggested, to_url=lambda v: {"kw": None if list(v) == suggested else (list(v) or [""])}),
     )  # fmt: skip
+    for problem in problems:
+        st.caption(text.plain(problem.capitalize() + "."))
     return list(st.session_state["trend_kw"])
 
 
@@ -549,6 +554,9 @@ def keyword_lines(
         if chosen == suggested
         else []
     )  # fmt: skip
+    unused = [t for t, n in shares.groupby("term", sort=False)["df"].sum().items() if n == 0]
+    if unused:  # a flat line at 0% says nothing by itself
+        notes.append(f"No paper here uses {', '.join(unused)} (the line stays at 0%).")
     matched = sorted(set(shares.loc[shares["source"] == "text match", "term"]))
     if matched:
         notes.append(

@@ -180,6 +180,22 @@ def parse(params: Params) -> View:
     )
 
 
+#: Keywords a trend chart plots at most (``kw=``).
+MAX_KEYWORDS = 8
+
+
+def parse_keywords(values: list[str]) -> tuple[list[str], list[str]]:
+    """``kw`` values -> (keywords, problems). Each value may hold several keywords separated by
+    commas (``kw=a,b,c``, as a hand-written link would) as well as repeated ``kw=a&kw=b``; blanks
+    and repeats are dropped, and more than ``MAX_KEYWORDS`` are cut with a message."""
+    terms = list(dict.fromkeys(" ".join(t.split()) for v in values for t in str(v).split(",") if t.strip()))
+    problems = []
+    if len(terms) > MAX_KEYWORDS:
+        problems.append(f"the link names {len(terms)} keywords; a chart shows at most {MAX_KEYWORDS}, the first ones")
+        terms = terms[:MAX_KEYWORDS]
+    return terms, problems
+
+
 def encode(view: View) -> dict[str, str | list[str]]:
     """Query parameters for a view (defaults left out, so links stay short)."""
     out: dict[str, str | list[str]] = {}

@@ -251,6 +251,21 @@ def test_trends_page_with_keywords_from_the_url(small_artifacts, monkeypatch):
     assert at.number_input(key="trend_support").value == 3
 
 
+def test_a_trends_link_may_list_keywords_with_commas(small_artifacts, monkeypatch):
+    at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", kw="planning, scheduling,zzqxunused")
+    assert at.multiselect(key="trend_kw").value == ["planning", "scheduling", "zzqxunused"]  # three, not one phrase
+    lines = [
+        s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "Share of each year's papers using the keyword"
+    ]
+    assert [t["name"] for t in lines[0]["data"]] == ["planning", "scheduling", "zzqxunused"]
+    captions = unescape(texts(at.caption))
+    assert "No paper here uses zzqxunused (the line stays at 0%)" in captions
+    many = ",".join(f"w{i}" for i in range(10))
+    at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", kw=many)
+    assert len(at.multiselect(key="trend_kw").value) == 8
+    assert "names 10 keywords; a chart shows at most 8" in unescape(texts(at.caption))
+
+
 def test_trends_page_suggests_rising_keywords(small_artifacts, monkeypatch):
     at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", years="2021-2024")
     assert len(at.multiselect(key="trend_kw").value) == 3
