@@ -11,6 +11,7 @@ import streamlit as st
 
 from explorer import analysis, figures, filters, present, shell, state, text
 from explorer.data import Corpus
+from pipeline import distinctive
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
@@ -389,9 +390,19 @@ def background():
         return None
 
 
+#: Ranked distinctive terms checked as written phrases (what the chart and its table can show).
+CHECKED_TERMS = 300
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def _distinctive(key, _corpus: Corpus, support: int) -> pd.DataFrame:
-    return analysis.distinctive_terms(_corpus.terms, _corpus.n_papers, background(), min_papers=support)
+    table = analysis.distinctive_terms(_corpus.terms, _corpus.n_papers, background(), min_papers=support)
+    head = table.head(CHECKED_TERMS)
+    # the label pipeline's phrase check: no fragment the papers never wrote ("capabilities language")
+    written = distinctive.written_as_phrases(
+        _corpus.papers["model_text"].tolist(), head["term"].tolist(), min_papers=support
+    )
+    return pd.concat([head[written], table.iloc[CHECKED_TERMS:]], ignore_index=True)
 
 
 def distinctive_terms(corpus: Corpus, support: int) -> pd.DataFrame:

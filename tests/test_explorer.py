@@ -509,3 +509,24 @@ def test_dendrogram_from_a_known_hierarchy():
     assert z.tolist() == [[0, 1, 0.2, 2], [3, 2, 0.5, 3]]
     fig = figures.dendrogram(topics, z, selected=2)
     assert len(fig.data) == 3  # plain branches, the selected branch, the leaves
+
+
+def test_distinctive_terms_are_phrases_someone_wrote():
+    from pipeline.distinctive import written_as_phrases
+
+    texts = [
+        "We study reasoning capabilities. Language models are evaluated on preference optimization.",
+        "Preference optimization aligns knowledge language models with human feedback (RLHF).",
+        "Our knowledge language models use preference optimization and human feedback.",
+        "Better reasoning capabilities. Language agents follow human feedback.",
+    ]
+    terms = ["capabilities language", "knowledge language", "preference optimization", "human feedback", "rlhf"]
+    kept = written_as_phrases(texts, terms, min_papers=2)
+    assert dict(zip(terms, kept.tolist(), strict=True)) == {
+        "capabilities language": False,  # across a full stop: nobody wrote it
+        "knowledge language": False,  # only ever the start of "knowledge language models"
+        "preference optimization": True,
+        "human feedback": True,
+        "rlhf": True,  # a word always passes
+    }
+    assert written_as_phrases(texts, ["human feedback"], min_papers=4).tolist() == [False]  # 3 papers use it
