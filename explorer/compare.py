@@ -309,7 +309,7 @@ def matching_sankey(
     fig = go.Figure(
         go.Sankey(
             arrangement="snap",
-            node=dict(label=labels, color=colours, pad=8, thickness=14, line=dict(width=0.5, color="#777"),
+            node=dict(label=labels, color=colours, pad=LABEL_PAD, thickness=14, line=dict(width=0.5, color="#777"),
                       hovertemplate="%{label}<br>%{value:.0f} papers<extra></extra>"),
             link=dict(
                 source=[pos_a[int(t)] for t in f["topic_a"]], target=[pos_b[int(t)] for t in f["topic_b"]],
@@ -320,8 +320,10 @@ def matching_sankey(
             ),
         )
     )  # fmt: skip
+    # Nodes are as tall as their papers, and at least a label's line apart (``LABEL_PAD``): small
+    # reference topics' labels never stack on one another.
     fig = _base(
-        fig, height=max(height, 17 * max(len(sources), len(targets)) + 80),
+        fig, height=max(height, (LABEL_PAD + 6) * max(len(sources), len(targets)) + 120),
         title=f"{left} topics (left) → {right} topics (right), coloured by status",
     )  # fmt: skip
     return fig
@@ -364,7 +366,7 @@ def lineage_sankey(
             arrangement="snap",
             node=dict(
                 label=[esc(labels.get(int(t), str(t)), 30) for t in nodes["topic"]], color=colour,
-                x=[0.01 + 0.98 * int(p) / width for p in nodes["period"]], pad=8, thickness=14,
+                x=[0.01 + 0.98 * int(p) / width for p in nodes["period"]], pad=LABEL_PAD, thickness=14,
                 line=dict(width=0.5, color="#777"),
                 customdata=np.column_stack([[periods[int(p)] for p in nodes["period"]], nodes["share"] * 100, nodes["n"]]),
                 hovertemplate="<b>%{label}</b>, %{customdata[0]}<br>%{customdata[1]:.1f}% of the period's papers "
@@ -378,14 +380,23 @@ def lineage_sankey(
             ),
         )
     )  # fmt: skip
-    fig = _base(fig, height=height)
+    fig = _base(fig, height=max(height, (LABEL_PAD + 6) * int(nodes.groupby("period").size().max() or 1) + 110))
+    # The chart's toolbar (plotly's mode bar) takes the top MODEBAR_PX of the figure when the pointer
+    # is over it: the flow starts below it, and the periods' names sit under their columns.
     for i, name in enumerate(periods):
         fig.add_annotation(
-            x=0.01 + 0.98 * i / width, y=1.06, xref="paper", yref="paper", text=f"<b>{esc(name)}</b>",
-            showarrow=False, font=dict(size=14, color=INK),
+            x=0.01 + 0.98 * i / width, y=0.0, yshift=-6, yanchor="top", xanchor=["left", "center", "right"][
+                0 if i == 0 else 2 if i == len(periods) - 1 else 1], xref="paper", yref="paper",
+            text=f"<b>{esc(name)}</b>", showarrow=False, font=dict(size=14, color=INK),
         )  # fmt: skip
-    fig.update_layout(margin=dict(l=10, r=10, t=50, b=10))
+    fig.update_layout(margin=dict(l=10, r=10, t=MODEBAR_PX + 6, b=36))
     return fig
+
+
+#: Vertical room between sankey nodes: one label line (15 px type) and a little air.
+LABEL_PAD = 22
+#: Height of plotly's toolbar (mode bar) at the top of a figure.
+MODEBAR_PX = 34
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:

@@ -102,6 +102,8 @@ def scale_text(fig: go.Figure, scale: float) -> go.Figure:
     for trace in fig.data:
         if getattr(trace, "textfont", None) is not None and trace.textfont.size:
             trace.update(textfont_size=trace.textfont.size * scale)
+        if trace.type == "sankey" and trace.node.pad:  # labels grow: so does the room between nodes
+            trace.update(node_pad=trace.node.pad * scale)
     if layout.height:
         fig.update_layout(height=int(layout.height * scale))
     margin = layout.margin
