@@ -11,6 +11,7 @@ The figure builders are pure functions of the comparison's tables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from urllib.parse import urlencode
 
@@ -269,14 +270,21 @@ def overlay(points: pd.DataFrame, *, limit: int = 5_000) -> list:
 
 
 def matching_sankey(
-    flows: pd.DataFrame, matches: pd.DataFrame, *, left: str, right: str, min_share: float = 0.1, height: int = 620
+    flows: pd.DataFrame,
+    matches: pd.DataFrame,
+    *,
+    left: str,
+    right: str,
+    min_share: float = 0.1,
+    height: int = 620,
+    colours: Mapping[int, str] | None = None,
 ) -> go.Figure:
     """Topics of the reference (left) flowing into the new corpus's topics (right).
 
     Link widths are the new corpus's papers (``papers_b``): how many of each new topic's papers
     have their nearest reference papers (or their own copy) in each reference topic. Links below
     ``min_share`` of the new topic are left out; "nothing close" collects the papers far from the
-    whole reference.
+    whole reference. ``colours``: the reference's topic colours (``Corpus.colouring.colours``).
     """
     f = flows[(flows["papers_b"] > 0) & (flows["from_b"] >= min_share)]
     a = matches[matches["side"] == "a"].set_index("topic")
@@ -293,13 +301,15 @@ def matching_sankey(
 
     labels = [name_a(t) for t in sources] + [name_b(t) for t in targets]
     status = [str(b["status"].get(t, "unclear")) for t in targets]
-    colours = [CONTEXT if t < 0 else topic_colour(t) for t in sources] + [STATUS_COLOURS.get(x, SAME) for x in status]
+    colours = [CONTEXT if t < 0 else (colours or {}).get(t, topic_colour(t)) for t in sources] + [
+        STATUS_COLOURS.get(x, SAME) for x in status
+    ]
     pos_a = {t: i for i, t in enumerate(sources)}
     pos_b = {t: len(sources) + i for i, t in enumerate(targets)}
     fig = go.Figure(
         go.Sankey(
             arrangement="snap",
-            node=dict(label=labels, color=colours, pad=8, thickness=14, line=dict(width=0.5, color="#777"),
+            node=dict(label=labels, color=colours, pad=LABEL_PAD, thickness=14, line=dict(width=0.5, color="#777"),
                       hovertemplate="%{label}<br>%{value:.0f} papers<extra></extra>"),
             link=dict(
                 source=[pos_a[int(t)] for t in f["topic_a"]], target=[pos_b[int(t)] for t in f["topic_b"]],
@@ -310,21 +320,29 @@ def matching_sankey(
             ),
         )
     )  # fmt: skip
+    # Nodes are as tall as their papers, and at least a label's line apart (``LABEL_PAD``): small
+    # reference topics' labels never stack on one another.
     fig = _base(
-        fig, height=max(height, 17 * max(len(sources), len(targets)) + 80),
+        fig, height=max(height, (LABEL_PAD + 6) * max(len(sources), len(targets)) + 120),
         title=f"{left} topics (left) → {right} topics (right), coloured by status",
     )  # fmt: skip
     return fig
 
 
 def lineage_sankey(
-    lin: Lineage, labels: dict[int, str], *, keep: set[tuple[int, int]] | None = None, height: int = 620
+    lin: Lineage,
+    labels: dict[int, str],
+    *,
+    keep: set[tuple[int, int]] | None = None,
+    height: int = 620,
+    colours: Mapping[int, str] | None = None,
 ) -> go.Figure:
     """Topics across periods: each column a period, each link the share of a later topic's papers
     whose nearest earlier papers lie in an earlier topic (balanced so nodes are their share).
 
     Args:
         keep: (period, topic) nodes to draw (default all); links between them only.
+        colours: the corpus's topic colours (``Corpus.colouring.colours``).
     """
     periods = [f"{lo}–{hi}" if lo != hi else str(lo) for lo, hi in lin.periods]
     nodes = lin.nodes
@@ -342,13 +360,13 @@ def lineage_sankey(
     links = links[kept].assign(s=[a for (a, _), k in zip(pairs, kept, strict=True) if k],
                                t=[b for (_, b), k in zip(pairs, kept, strict=True) if k])  # fmt: skip
     links = links[links["flow"] > 0.0005]
-    colour = [topic_colour(int(t)) for t in nodes["topic"]]
+    colour = [(colours or {}).get(int(t), topic_colour(int(t))) for t in nodes["topic"]]
     fig = go.Figure(
         go.Sankey(
             arrangement="snap",
             node=dict(
                 label=[esc(labels.get(int(t), str(t)), 30) for t in nodes["topic"]], color=colour,
-                x=[0.01 + 0.98 * int(p) / width for p in nodes["period"]], pad=8, thickness=14,
+                x=[0.01 + 0.98 * int(p) / width for p in nodes["period"]], pad=LABEL_PAD, thickness=14,
                 line=dict(width=0.5, color="#777"),
                 customdata=np.column_stack([[periods[int(p)] for p in nodes["period"]], nodes["share"] * 100, nodes["n"]]),
                 hovertemplate="<b>%{label}</b>, %{customdata[0]}<br>%{customdata[1]:.1f}% of the period's papers "
@@ -362,14 +380,23 @@ def lineage_sankey(
             ),
         )
     )  # fmt: skip
-    fig = _base(fig, height=height)
+    fig = _base(fig, height=max(height, (LABEL_PAD + 6) * int(nodes.groupby("period").size().max() or 1) + 110))
+    # The chart's toolbar (plotly's mode bar) takes the top MODEBAR_PX of the figure when the pointer
+    # is over it: the flow starts below it, and the periods' names sit under their columns.
     for i, name in enumerate(periods):
         fig.add_annotation(
-            x=0.01 + 0.98 * i / width, y=1.06, xref="paper", yref="paper", text=f"<b>{esc(name)}</b>",
-            showarrow=False, font=dict(size=14, color=INK),
+            x=0.01 + 0.98 * i / width, y=0.0, yshift=-6, yanchor="top", xanchor=["left", "center", "right"][
+                0 if i == 0 else 2 if i == len(periods) - 1 else 1], xref="paper", yref="paper",
+            text=f"<b>{esc(name)}</b>", showarrow=False, font=dict(size=14, color=INK),
         )  # fmt: skip
-    fig.update_layout(margin=dict(l=10, r=10, t=50, b=10))
+    fig.update_layout(margin=dict(l=10, r=10, t=MODEBAR_PX + 6, b=36))
     return fig
+
+
+#: Vertical room between sankey nodes: one label line (15 px type) and a little air.
+LABEL_PAD = 22
+#: Height of plotly's toolbar (mode bar) at the top of a figure.
+MODEBAR_PX = 34
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:

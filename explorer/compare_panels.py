@@ -11,6 +11,7 @@ from explorer import compare as cview
 from explorer import data, figures, shell, state, text
 from explorer.data import Corpus
 from explorer.panels import chart
+from pipeline import compare as cmp
 from pipeline.artifacts import ArtifactError
 from pipeline.compare import CompareError, Comparison
 from pipeline.distinctive import min_support
@@ -154,12 +155,19 @@ def glance(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
                 f"{ref_name}  \n" + text.plain(", ".join(list(row.keywords)[:6]))
             )
         if born.empty:
-            st.markdown(f"No topic of {new_name} lies mostly far from {ref_name}: every one has earlier work close by.")
-        loose = own[own["status"].isin(["unclear", "split"])].sort_values(["none_share", "size"], ascending=False)
+            st.markdown(f"No topic of {new_name} lies mostly far from {ref_name}.")
+        loose = cmp.unclear_topics(matches)  # one definition: the command line and the flow chart count the same
+        if len(loose):
+            st.markdown(
+                f"**{len(loose)} of {len(own)} topics have no clear precursor**: no majority of their papers has its "
+                f"closest earlier work in one topic of {ref_name}."
+            )
         for row in loose.head(max(0, 3 - len(born))).itertuples():
             pairs = list(zip(row.partners, row.partner_shares, strict=True)) or [(row.best_partner, row.best_share)]
             closest = ", ".join(f"{text.plain(ref.topic_label(int(t)))} ({share:.0%})" for t, share in pairs)
-            st.markdown(f"**{text.plain(row.label)}** · {row.size} papers, no single precursor; closest: {closest}")
+            st.markdown(f"**{text.plain(row.label)}** · {row.size} papers; closest: {closest}")
+        if len(loose) > max(0, 3 - len(born)):
+            st.caption(f"and {len(loose) - max(0, 3 - len(born))} more (Topic matching).")
         more = terms[terms["side"] == "new"]["term"].head(8).tolist()
         st.caption("Terms used more than before: " + (text.plain(", ".join(more)) if more else "none clearly."))
     with right.container(border=True):
@@ -257,7 +265,9 @@ def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> Non
         f"than {p['min_papers']} papers are not judged. Matched here by {text.plain(s['matching']['method'])}."
     )
     chart(
-        cview.matching_sankey(result.flows, result.matches, left=ref.name, right=ctx.corpus.name),
+        cview.matching_sankey(
+            result.flows, result.matches, left=ref.name, right=ctx.corpus.name, colours=ref.colouring.colours
+        ),
         name=figures.image_name(ctx.corpus.name, "vs", ref.name, "topic-matching"),
     )
     for side, title, other in (("b", ctx.corpus.name, ref), ("a", ref.name, ctx.corpus)):

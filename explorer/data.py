@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import readinglist
+from explorer import palette, readinglist
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError, CorpusEntry
 from pipeline.curation import (
@@ -138,6 +138,19 @@ class Corpus:
     def has_years(self) -> bool:
         """True when at least two distinct years exist, so trends mean something."""
         return len(self.years) >= 2
+
+    @cached_property
+    def colouring(self) -> palette.Colouring:
+        """The topics' colours (``palette.map_colouring``: touching topics never share one), the
+        same on the map, in every chart and in the offline export."""
+        return palette.map_colouring(self.xy[:, 0], self.xy[:, 1], self.papers["topic"].to_numpy(), self.topic_ids)
+
+    def topic_colour(self, topic: int) -> str:
+        """Topic ``topic``'s colour (grey for outliers)."""
+        return self.colouring.colour(topic)
+
+    def topic_colours(self, topics) -> list[str]:
+        return [self.colouring.colour(int(t)) for t in topics]
 
     @cached_property
     def venues(self) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,22 @@ import plotly.graph_objects as go
 from explorer.palette import CONTEXT, INK, OUTLIER, PALETTE, topic_colour, topic_colours
 
 __all__ = ["CONTEXT", "INK", "OUTLIER", "PALETTE", "topic_colour", "topic_colours"]
+
+#: A corpus's topic colours (``Corpus.colouring.colours``): topic id -> ``#RRGGBB``. Charts given
+#: none colour by id alone (``palette.topic_colour``).
+Colours = Mapping[int, str] | None
+
+
+def _colour(topic: int, colours: Colours) -> str:
+    topic = int(topic)
+    if topic < 0:
+        return OUTLIER
+    return colours[topic] if colours and topic in colours else topic_colour(topic)
+
+
+def _colours(topics, colours: Colours) -> list[str]:
+    return [_colour(t, colours) for t in topics]
+
 
 FONT = dict(family="Source Sans Pro, Segoe UI, Helvetica, Arial, sans-serif", size=15, color=INK)
 HOVER = dict(font=dict(size=14, family=FONT["family"], color=INK), bgcolor="white", bordercolor="#888", align="left")
@@ -86,6 +102,8 @@ def scale_text(fig: go.Figure, scale: float) -> go.Figure:
     for trace in fig.data:
         if getattr(trace, "textfont", None) is not None and trace.textfont.size:
             trace.update(textfont_size=trace.textfont.size * scale)
+        if trace.type == "sankey" and trace.node.pad:  # labels grow: so does the room between nodes
+            trace.update(node_pad=trace.node.pad * scale)
     if layout.height:
         fig.update_layout(height=int(layout.height * scale))
     margin = layout.margin
@@ -140,13 +158,18 @@ def place_labels(
 
 
 def keyword_bars(
-    terms: Sequence[str], weights: Sequence[float], *, topic: int, title: str = "Top keywords (c-TF-IDF)"
+    terms: Sequence[str],
+    weights: Sequence[float],
+    *,
+    topic: int,
+    title: str = "Top keywords (c-TF-IDF)",
+    colours: Colours = None,
 ) -> go.Figure:
     """Horizontal bars of a topic's keywords and their c-TF-IDF weights, best on top."""
     terms = [esc(t, 40) for t in terms]
     fig = go.Figure(
         go.Bar(
-            x=list(weights), y=terms, orientation="h", marker_color=topic_colour(topic),
+            x=list(weights), y=terms, orientation="h", marker_color=_colour(topic, colours),
             hovertemplate="%{y}: c-TF-IDF %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
@@ -169,7 +192,7 @@ def rank_by_relevance(terms: pd.DataFrame, lam: float, top: int = 15) -> pd.Data
     return out.sort_values(["relevance", "ctfidf"], ascending=False, kind="stable").head(top)
 
 
-def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float) -> go.Figure:
+def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float, colours: Colours = None) -> go.Figure:
     """LDAvis-style bars: p(w|t) in the topic's colour over p(w) in grey, ranked by relevance."""
     terms = [esc(t, 40) for t in ranked["term"]]
     custom = np.column_stack([ranked["ctfidf"], ranked["count"], ranked["p_corpus"] * 100, ranked["relevance"]])
@@ -183,7 +206,7 @@ def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float) -> go.Figure
     fig.add_trace(
         go.Bar(
             x=ranked["p_topic"] * 100, y=terms, orientation="h", name="share of this topic's terms",
-            marker_color=topic_colour(topic), width=0.5, customdata=custom,
+            marker_color=_colour(topic, colours), width=0.5, customdata=custom,
             hovertemplate="<b>%{y}</b><br>in topic: %{x:.2f}% (%{customdata[1]:,} uses)<br>in corpus: %{customdata[2]:.2f}%"
             "<br>c-TF-IDF %{customdata[0]:.3f}<br>relevance %{customdata[3]:.2f}<extra></extra>",
         )
@@ -203,6 +226,7 @@ def topic_similarity_bars(
     height: int | None = None,
     assigned: int | None = None,
     title: str | None = None,
+    colours: Colours = None,
 ) -> go.Figure:
     """Horizontal bars of a paper's (or a new abstract's) closest topics by cosine similarity to
     their embeddings, a plain number from -1 to 1 (not a share); the ``assigned`` topic (its topic
@@ -214,7 +238,7 @@ def topic_similarity_bars(
     sims = [float(s) for s in similarities]
     fig = go.Figure(
         go.Bar(
-            x=sims, y=names, orientation="h", marker_color=topic_colours(topics),
+            x=sims, y=names, orientation="h", marker_color=_colours(topics, colours),
             marker_line=dict(width=[3 if t == assigned else 0 for t in topics], color=INK),
             text=[f"{s:.2f}" for s in sims], textposition="auto", hovertemplate="%{y}: cosine %{x:.3f}<extra></extra>",
         )
@@ -244,7 +268,12 @@ def classical_mds(distance: np.ndarray, dims: int = 2) -> np.ndarray:
 
 
 def intertopic_map(
-    topics: pd.DataFrame, similarity: np.ndarray, *, selected: int | None = None, height: int = 560
+    topics: pd.DataFrame,
+    similarity: np.ndarray,
+    *,
+    selected: int | None = None,
+    height: int = 560,
+    colours: Colours = None,
 ) -> go.Figure:
     """Topics placed by classical MDS of their cosine distances; bubble area is topic size."""
     xy = classical_mds(1 - np.clip(similarity, -1, 1))
@@ -266,7 +295,7 @@ def intertopic_map(
             hovertext=[f"<b>{i} · {lab}</b>" for i, lab in zip(ids, labels, strict=True)],
             hovertemplate="%{hovertext}<br>%{customdata[1]:,} papers (%{customdata[2]:.1f}%)<extra></extra>",
             marker=dict(
-                size=diameter, color=topic_colours(ids), opacity=0.55,
+                size=diameter, color=_colours(ids, colours), opacity=0.55,
                 line=dict(width=np.where(sel, 4, 1), color=np.where(sel, INK, "white")),
             ),
         )
@@ -348,7 +377,9 @@ def linkage_from_embeddings(topic_embeddings: np.ndarray) -> np.ndarray | None:
     return linkage(np.asarray(topic_embeddings, dtype=float), method="average", metric="cosine")
 
 
-def dendrogram(topics: pd.DataFrame, z: np.ndarray, *, selected: int | None = None) -> go.Figure:
+def dendrogram(
+    topics: pd.DataFrame, z: np.ndarray, *, selected: int | None = None, colours: Colours = None
+) -> go.Figure:
     """A horizontal dendrogram of topics (leaves on the left axis); ``selected``'s branch in colour.
 
     Args:
@@ -381,13 +412,15 @@ def dendrogram(topics: pd.DataFrame, z: np.ndarray, *, selected: int | None = No
     fig = go.Figure()
     for on_path, (xs, ys) in segments.items():
         if xs:
-            line = dict(color=topic_colour(int(selected)), width=3.5) if on_path else dict(color="#8A8A8A", width=1.6)
+            line = (
+                dict(color=_colour(int(selected), colours), width=3.5) if on_path else dict(color="#8A8A8A", width=1.6)
+            )
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=line, hoverinfo="skip"))
     text = [f"{ids[leaf]} · {esc(topics['label'].iat[leaf], 30)}" for leaf in leaves]
     fig.add_trace(
         go.Scatter(
             x=[start] * k, y=pos[leaves], mode="markers", hovertext=text, hovertemplate="%{hovertext}<extra></extra>",
-            marker=dict(size=[15 if leaf == sel else 9 for leaf in leaves], color=[topic_colour(int(ids[leaf])) for leaf in leaves],
+            marker=dict(size=[15 if leaf == sel else 9 for leaf in leaves], color=[_colour(ids[leaf], colours) for leaf in leaves],
                         line=dict(width=[2 if leaf == sel else 0 for leaf in leaves], color=INK)),
         )
     )  # fmt: skip
@@ -417,6 +450,7 @@ def topic_share_lines(
     selected: int | None = None,
     height: int = 420,
     periods: tuple[tuple[int, int], tuple[int, int]] | None = None,
+    colours: Colours = None,
 ) -> go.Figure:
     """Each topic's share of each year's papers.
 
@@ -432,7 +466,7 @@ def topic_share_lines(
         fig.add_trace(
             go.Scatter(
                 x=part["year"], y=part["share"] * 100, mode="lines+markers", name=name,
-                line=dict(color=topic_colour(topic), width=3.5 if topic == selected else 2), opacity=1 if emph else 0.3,
+                line=dict(color=_colour(topic, colours), width=3.5 if topic == selected else 2), opacity=1 if emph else 0.3,
                 customdata=np.column_stack([part["n"], part["n_papers"]]),
                 hovertemplate=f"<b>{name}</b><br>%{{x}}: %{{y:.1f}}% (%{{customdata[0]:,}} of %{{customdata[1]:,}} papers)<extra></extra>",
             )

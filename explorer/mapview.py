@@ -24,6 +24,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -116,7 +117,44 @@ def _finite(value) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthetic: bool = False) -> Blob:
+#: Papers used to measure how close papers lie (an even sample of larger corpora).
+SPACING_SAMPLE = 200_000
+
+
+def point_spacing(x: np.ndarray, y: np.ndarray, *, sample: int = SPACING_SAMPLE) -> float:
+    """How close the closest papers lie on the map: the 5th percentile of the distance from a paper to
+    its nearest other paper (papers at the very same place left out), in map units; 0 when unknown.
+
+    The map bounds its zoom by it: at the closest zoom these papers are a few dozen pixels apart,
+    so every paper is told apart and zooming further would only show empty space. Above ``sample``
+    papers an even sample is measured and the distance scaled to the whole (in two dimensions the
+    distance to the nearest paper goes as one over the square root of the density).
+    """
+    from scipy.spatial import cKDTree
+
+    xy = np.column_stack([np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)])
+    xy = xy[np.isfinite(xy).all(axis=1)]
+    n = len(xy)
+    if n < 2:
+        return 0.0
+    factor = 1.0
+    if n > sample:
+        step = -(-n // sample)
+        xy = xy[::step]
+        factor = math.sqrt(len(xy) / n)
+    dist, _ = cKDTree(xy).query(xy, k=2)
+    nearest = dist[:, 1][dist[:, 1] > 0]
+    return float(np.quantile(nearest, 0.05)) * factor if len(nearest) else 0.0
+
+
+def points_blob(
+    name: str,
+    papers: pd.DataFrame,
+    topics: pd.DataFrame,
+    *,
+    synthetic: bool = False,
+    colours: Mapping[int, str] | None = None,
+) -> Blob:
     """The points of a corpus: positions, topic of each paper, flags, and the topics' labels.
 
     Args:
@@ -127,6 +165,8 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
             (else the median position of the topic's papers). Topics without papers are kept
             (the legend lists them greyed); papers whose topic the table lacks get ``NO_TOPIC``.
         synthetic: the corpus is generated benchmark data (the map says so on its PNG).
+        colours: topic id -> colour, when already known (``Corpus.colouring``); else computed
+            here from the papers' positions (``palette.map_colouring``, the same function).
     """
     ids = topics["topic"].astype(int).to_numpy()
     if len(ids) > MAX_TOPICS:
@@ -141,6 +181,8 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
     x = papers["x"].to_numpy(dtype=np.float32)
     y = papers["y"].to_numpy(dtype=np.float32)
     sizes = np.bincount(index[index >= 0], minlength=len(ids))
+    if colours is None:
+        colours = palette.map_colouring(x, y, paper_topic, ids).colours
     entries = []
     for j, rec in enumerate(topics.itertuples(index=False)):
         tid = int(ids[j])
@@ -156,7 +198,7 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
                 "size": int(sizes[j]),
                 "x": None if tx is None else round(tx, 5),
                 "y": None if ty is None else round(ty, 5),
-                "colour": palette.topic_colour(tid),
+                "colour": palette.OUTLIER if tid < 0 else colours.get(tid, palette.topic_colour(tid)),
             }
         )
     return pack(
@@ -169,13 +211,14 @@ def points_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, *, synthe
         outlier=palette.OUTLIER,
         context=palette.CONTEXT,
         ink=palette.INK,
+        spacing=point_spacing(x, y),
     )
 
 
 def corpus_points(corpus: Corpus) -> Blob:
     """``points_blob`` of a loaded (curated) corpus."""
     synthetic = bool((corpus.manifest or {}).get("synthetic"))
-    return points_blob(corpus.name, corpus.papers, corpus.topics, synthetic=synthetic)
+    return points_blob(corpus.name, corpus.papers, corpus.topics, synthetic=synthetic, colours=corpus.colouring.colours)
 
 
 def mask_blob(mask: np.ndarray) -> Blob:

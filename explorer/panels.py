@@ -3,12 +3,15 @@ paragraph. Every block takes the page ``Context`` or plain data; none loads or f
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from explorer import analysis, figures, filters, present, shell, state, text
 from explorer.data import Corpus
+from pipeline import distinctive
 from pipeline.labels import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
 
 
@@ -16,7 +19,13 @@ def chart(fig, container=None, *, name: str, **kwargs):
     """A plotly figure with the app's look (our own theme, trimmed mode bar) whose mode bar
     downloads it as ``name``.png (``figures.image_name`` of the view, e.g. ``small-topic-3-keywords``).
     In present mode its text, axes and legends grow with the page (``present.scale``)."""
-    fig = figures.scale_text(fig, present.scale())
+    scale = present.scale()
+    fig = figures.scale_text(fig, scale)
+    if scale != 1 and "height" not in kwargs:  # a slide: the chart fills the window (present.SLIDE_JS)
+        fig.update_layout(height=None, autosize=True)  # as tall as its box
+        box = (container or st).container(key=f"slide_{re.sub(r'[^A-Za-z0-9_-]', '_', name)[:80]}")
+        config = {**figures.config(name), "responsive": True}
+        return box.plotly_chart(fig, theme=None, config=config, height="stretch", **kwargs)
     return (container or st).plotly_chart(fig, theme=None, config=figures.config(name), **kwargs)
 
 
@@ -138,7 +147,7 @@ def label_evidence(row: pd.Series) -> None:
 
 
 @st.fragment
-def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str) -> None:
+def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str, colour: str | None = None) -> None:
     """The λ slider (URL ``lam``) and the LDAvis-style relevance bars; reruns alone."""
     st.slider(
         "Relevance λ: 1 ranks terms by frequency in the topic, 0 by how specific they are to it",
@@ -150,7 +159,12 @@ def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str) -> None:
         st.info("No term statistics were stored for this topic.")
     else:
         chart(
-            figures.relevance_bars(figures.rank_by_relevance(terms, lam), topic=topic, lam=lam),
+            figures.relevance_bars(
+                figures.rank_by_relevance(terms, lam, top=10 if present.scale() != 1 else 15),
+                topic=topic,
+                lam=lam,
+                colours=None if colour is None else {topic: colour},
+            ),
             name=figures.image_name(corpus_name, "topic", topic, "relevance", f"lambda{lam:.2f}"),
         )
 
@@ -159,10 +173,16 @@ def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str) -> None:
 def _overview_figures(key, selected: int | None, _corpus: Corpus) -> tuple:
     z = figures.linkage_from_hierarchy(_corpus.hierarchy, _corpus.topic_ids)
     z = figures.linkage_from_embeddings(_corpus.topic_embeddings) if z is None else z
-    tree = None if z is None else figures.dendrogram(_corpus.topics, z, selected=selected)
+    tree = (
+        None
+        if z is None
+        else figures.dendrogram(_corpus.topics, z, selected=selected, colours=_corpus.colouring.colours)
+    )
     return (
         tree,
-        figures.intertopic_map(_corpus.topics, _corpus.topic_similarity, selected=selected),
+        figures.intertopic_map(
+            _corpus.topics, _corpus.topic_similarity, selected=selected, colours=_corpus.colouring.colours
+        ),
         figures.similarity_heatmap(_corpus.topics, _corpus.topic_similarity, selected=selected),
     )
 
@@ -235,7 +255,7 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
     chart(
         figures.topic_similarity_bars(
             [corpus.topic_label(t) for t in ids], ids, [sims[i] for i in top], assigned=topic,
-            title="Closest topics by its abstract",
+            title="Closest topics by its abstract", colours=corpus.colouring.colours,
         ),
         name=shell.image_name(ctx, "paper", corpus.short_ids[row], "topics"),
     )  # fmt: skip
@@ -353,7 +373,7 @@ def one_year(ctx: shell.Context) -> None:
         figures.distribution_bars(
             names,
             table["shown"].tolist(),
-            colours=figures.topic_colours(table["topic"]),
+            colours=corpus.topic_colours(table["topic"]),
             title="Topics",
             xtitle="papers (filters applied)",
         ),
@@ -373,9 +393,19 @@ def background():
         return None
 
 
+#: Ranked distinctive terms checked as written phrases (what the chart and its table can show).
+CHECKED_TERMS = 300
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def _distinctive(key, _corpus: Corpus, support: int) -> pd.DataFrame:
-    return analysis.distinctive_terms(_corpus.terms, _corpus.n_papers, background(), min_papers=support)
+    table = analysis.distinctive_terms(_corpus.terms, _corpus.n_papers, background(), min_papers=support)
+    head = table.head(CHECKED_TERMS)
+    # the label pipeline's phrase check: no fragment the papers never wrote ("capabilities language")
+    written = distinctive.written_as_phrases(
+        _corpus.papers["model_text"].tolist(), head["term"].tolist(), min_papers=support
+    )
+    return pd.concat([head[written], table.iloc[CHECKED_TERMS:]], ignore_index=True)
 
 
 def distinctive_terms(corpus: Corpus, support: int) -> pd.DataFrame:
@@ -501,16 +531,21 @@ def keyword_picker(corpus: Corpus, suggested: list[str]) -> list[str]:
     picker follows the suggestions, which change with the periods.
     """
     # "kw=" (empty) means the reader removed every keyword; no "kw" at all means the suggestions.
-    url_terms = tuple(v for v in st.query_params.get_all("kw") if v) if "kw" in st.query_params else None
+    url_terms, problems = None, []
+    if "kw" in st.query_params:  # kw=a&kw=b, or kw=a,b as a hand-written link has it
+        terms, problems = state.parse_keywords(st.query_params.get_all("kw"))
+        url_terms = tuple(terms)
     if url_terms is None and st.session_state.get("_trend_suggested") != suggested:
         st.session_state.pop("trend_kw", None)  # new periods, new suggestions
     st.session_state["_trend_suggested"] = suggested
     options = list(dict.fromkeys([*(url_terms or ()), *suggested, *corpus.terms["term"].head(3000).tolist()]))
     st.multiselect(
         "Keywords (type to search the corpus vocabulary, or enter any word or phrase)",
-        options, key="trend_kw", accept_new_options=True, max_selections=8, select_all=False,
+        options, key="trend_kw", accept_new_options=True, max_selections=state.MAX_KEYWORDS, select_all=False,
         **state.bind("trend_kw", url_terms, default=suggested, to_url=lambda v: {"kw": None if list(v) == suggested else (list(v) or [""])}),
     )  # fmt: skip
+    for problem in problems:
+        st.caption(text.plain(problem.capitalize() + "."))
     return list(st.session_state["trend_kw"])
 
 
@@ -533,6 +568,9 @@ def keyword_lines(
         if chosen == suggested
         else []
     )  # fmt: skip
+    unused = [t for t, n in shares.groupby("term", sort=False)["df"].sum().items() if n == 0]
+    if unused:  # a flat line at 0% says nothing by itself
+        notes.append(f"No paper here uses {', '.join(unused)} (the line stays at 0%).")
     matched = sorted(set(shares.loc[shares["source"] == "text match", "term"]))
     if matched:
         notes.append(

@@ -50,11 +50,47 @@ SECTIONS: dict[str, dict[str, str]] = {
     "lineage": {"emerging": "emerging and declining", "flow": "the flow of topics"},
 }
 
+#: Where a slide of a page opens when its step names no section: the page's subject.
+SLIDE_SECTION = {"lineage": "flow"}
+
 #: Present mode: no sidebar, header or toolbar; the page uses the whole width; large type.
 PRESENT_CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"],
 [data-testid="stHeader"], [data-testid="stToolbar"], [data-testid="stDecoration"] { display: none !important; }
-[data-testid="stMainBlockContainer"] { max-width: 100% !important; padding: 0.8rem 3rem 3rem 3rem !important; }
+[data-testid="stMainBlockContainer"] { max-width: 100% !important; padding: 0.5rem 2rem 2rem 2rem !important; }
+/* A slide: the bar names the step, so the page's own title, controls, explanations and links are not
+   shown; what the step is about comes first and fills the screen (SLIDE_JS sizes it). */
+[data-testid="stMain"] h1, [data-testid="stMain"] [data-testid="stSelectbox"],
+[data-testid="stMain"] [data-testid="stTextInput"], [data-testid="stMain"] [data-testid="stMultiSelect"],
+[data-testid="stMain"] [data-testid="stSlider"], [data-testid="stMain"] [data-testid="stNumberInput"],
+[data-testid="stMain"] [data-testid="stCaptionContainer"], [data-testid="stMain"] [data-testid="stPageLink"],
+[data-testid="stMain"] [data-testid="stTextArea"], [data-testid="stMain"] [data-testid="stRadio"],
+[data-testid="stMain"] [data-testid="stSegmentedControl"], [data-testid="stMain"] [data-testid="stExpander"],
+[data-testid="stMain"] [data-testid="stButton"], [data-testid="stMain"] [data-testid="stDownloadButton"],
+[data-testid="stMain"] [data-testid="stButtonGroup"], [data-testid="stMain"] [data-testid="stCheckbox"]
+  { display: none !important; }
+.st-key-tour_bar [data-testid="stCaptionContainer"], .st-key-tour_bar [data-testid="stButton"] { display: block !important; }
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(h1),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> :is([data-testid="stSelectbox"], [data-testid="stTextInput"],
+  [data-testid="stMultiSelect"], [data-testid="stSlider"], [data-testid="stNumberInput"], [data-testid="stTextArea"],
+  [data-testid="stRadio"], [data-testid="stSegmentedControl"], [data-testid="stButtonGroup"], [data-testid="stCheckbox"],
+  [data-testid="stDownloadButton"])),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stCaptionContainer"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stPageLink"]) { display: none !important; }
+.st-key-tour_bar [data-testid="stElementContainer"] { display: block !important; }
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { overflow: visible !important; text-overflow: clip !important;
+  white-space: nowrap !important; }
+[data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.1rem !important; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 1.7rem !important; }
+[data-testid="stMain"] h2 { font-size: 2rem !important; padding: 0.2rem 0 0 0 !important; }
+/* the rows that held only the page title and controls, and the style and script elements, take no room */
+[data-testid="stMain"] [data-testid="stHorizontalBlock"]:has(h1),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> [data-testid="stHtml"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has(> iframe[height="0"]) { display: none !important; }
+[class*="st-key-slide_"] { overflow: hidden; }
+/* the map's data elements (1 px high each) take no room on a slide */
+[data-testid="stMain"] [class*="st-key-atlasdata_"] { position: absolute !important; width: 1px; height: 0 !important;
+  overflow: hidden; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li { font-size: 1.45rem !important; line-height: 1.45; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.15rem !important; }
@@ -62,13 +98,19 @@ PRESENT_CSS = """<style>
 [data-testid="stMain"] h1 { font-size: 3rem !important; }
 [data-testid="stMain"] h2 { font-size: 2.4rem !important; }
 [data-testid="stMain"] h3 { font-size: 1.9rem !important; }
-.st-key-tour_bar { border-bottom: 3px solid #0072B2; padding-bottom: 0.6rem; margin-bottom: 0.4rem; background: white; }
+.st-key-tour_bar { border-bottom: 3px solid #0072B2; padding-bottom: 0.4rem; margin-bottom: 0.3rem; background: white; }
+/* the buttons take their own width, the note the rest: nothing overlaps at 1280 px */
+.st-key-tour_bar [data-testid="stHorizontalBlock"] { flex-wrap: nowrap !important; gap: 0.8rem !important; }
+.st-key-tour_bar [data-testid="stColumn"] { flex: 0 0 auto !important; width: auto !important; min-width: 0 !important; }
+.st-key-tour_bar [data-testid="stColumn"]:nth-child(2) { flex: 1 1 0 !important; }
 /* the bar (its wrapper: sticky only works inside its parent) stays on screen when a step scrolls to a section */
 [data-testid="stLayoutWrapper"]:has(> .st-key-tour_bar) { position: sticky; top: 0; z-index: 1000; background: white; }
 [data-testid="stMain"] [id] { scroll-margin-top: 10rem; }
-.st-key-tour_note [data-testid="stMarkdownContainer"] p { font-size: 2.2rem !important; line-height: 1.25;
-  font-weight: 600; }
-.st-key-tour_note [data-testid="stCaptionContainer"] p { font-size: 1.2rem !important; }
+.st-key-tour_note [data-testid="stMarkdownContainer"] p { font-size: 1.9rem !important; line-height: 1.2;
+  font-weight: 600; margin: 0; }
+.st-key-tour_note [data-testid="stCaptionContainer"] p { font-size: 1.05rem !important; margin: 0; }
+.st-key-tour_note [data-testid="stCaptionContainer"], .st-key-tour_note [data-testid="stMarkdownContainer"] { margin: 0 !important; }
+.st-key-tour_note { gap: 0.1rem !important; }
 .st-key-tour_bar button p { font-size: 1.25rem !important; white-space: nowrap; }
 .st-key-tour_bar button { min-width: max-content; padding-left: 0.6rem; padding-right: 0.6rem; }
 [class*="st-key-rl_"] { display: none !important; }
@@ -97,6 +139,53 @@ KEYS_JS = """<script>
     button.click();
   };
   document.addEventListener("keydown", window.__atlasTourKeys, true);
+})();
+</script>"""
+
+
+#: Present mode: the step's subject (the map, the charts of the first screen: ``SLIDE_KEYS``) is
+#: sized to fill the window below what precedes it, at any window size, and again when the window
+#: changes. A constant: it only measures and sizes elements.
+SLIDE_JS = """<script>
+(() => {
+  if (window.__atlasSlides) clearInterval(window.__atlasSlides);
+  // rows and blocks whose every element the slide hides take no room either (checked again each time:
+  // an element's own display does not depend on its hidden ancestors)
+  const collapse = () => {
+    for (const w of document.querySelectorAll('[data-testid="stMain"] [data-testid="stLayoutWrapper"]')) {
+      if (w.closest('.st-key-tour_bar')) continue;
+      const parts = w.querySelectorAll('[data-testid="stElementContainer"]');
+      const empty = parts.length > 0 && Array.from(parts).every((e) => getComputedStyle(e).display === 'none');
+      if (empty !== (w.dataset.atlasEmpty === '1')) {
+        w.dataset.atlasEmpty = empty ? '1' : '';
+        if (empty) w.style.setProperty('display', 'none', 'important'); else w.style.removeProperty('display');
+      }
+    }
+  };
+  const fit = () => {
+    collapse();
+    let changed = false;
+    const slides = document.querySelectorAll('[data-testid="stMain"] .st-key-map, [data-testid="stMain"] .st-key-compare_map, ' +
+      '[data-testid="stMain"] [class*="st-key-slide_"]');
+    for (const el of slides) {
+      const top = el.getBoundingClientRect().top;
+      if (!el.offsetParent || top < 0 || top > window.innerHeight - 120) continue;  // what the first screen shows
+      const h = Math.max(260, Math.floor(window.innerHeight - top - 12));
+      const inner = [el, ...el.querySelectorAll('.stBidiComponent, [data-testid="stBidiComponentIsolated"], ' +
+        '[data-testid="stElementContainer"], [data-testid="stFullScreenFrame"], [data-testid="stPlotlyChart"], .js-plotly-plot')];
+      for (const e of inner) {
+        if (e.style.height === h + 'px') continue;
+        for (const p of ['height', 'min-height', 'max-height', 'flex-basis']) e.style.setProperty(p, h + 'px', 'important');
+        changed = true;
+      }
+    }
+    // charts drawn before their box was sized (or before the page scrolled to them) take the new size
+    if (changed) window.dispatchEvent(new Event('resize'));
+  };
+  window.__atlasSlides = setInterval(() => {
+    if (!document.querySelector('.st-key-tour_bar')) { clearInterval(window.__atlasSlides); return; }
+    fit();
+  }, 150);
 })();
 </script>"""
 
@@ -164,6 +253,8 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
         page_path: page name -> script path (``shell.PAGE``), for ``st.switch_page``.
     """
     section = st.query_params.get(SECTION)
+    if section is None and ctx.presenting:  # a slide opens at its subject
+        section = SLIDE_SECTION.get(ctx.page)
     if section in SECTIONS.get(ctx.page, {}):  # a known anchor of this page, nothing else
         st.html(SCROLL_JS.replace("{at}", section), unsafe_allow_javascript=True)
     tour, ref, problem = from_url(ctx)
@@ -185,6 +276,7 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
         st.switch_page(page_path[step.page], query_params=step_params(ref, step, i))
     st.html(PRESENT_CSS)
     st.html(KEYS_JS, unsafe_allow_javascript=True)
+    st.html(SLIDE_JS, unsafe_allow_javascript=True)
     with st.container(key="tour_bar"):
         prev, note, nxt, leave = st.columns([1.2, 8, 1.2, 0.9], vertical_alignment="center")
         go_prev = prev.button(

@@ -31,16 +31,54 @@ def _current_list() -> tuple[str, ...]:
     return readinglist.parse(st.query_params.get(readinglist.PARAM))[0]
 
 
+def _current_notes(ids: tuple[str, ...]) -> dict[str, str]:
+    return readinglist.parse_notes(st.query_params.get(readinglist.NOTES), ids)[0]
+
+
+def _set_list(ids: tuple[str, ...], notes: dict[str, str]) -> None:
+    """The list and its notes in the URL (a removed paper's note goes with it)."""
+    state.set_params(
+        **{readinglist.PARAM: readinglist.encode(ids), readinglist.NOTES: readinglist.encode_notes(notes, ids)}
+    )
+
+
 def _toggle(sid: str) -> None:
-    state.set_params(**{readinglist.PARAM: readinglist.encode(readinglist.toggle(_current_list(), sid))})
+    ids = _current_list()
+    _set_list(readinglist.toggle(ids, sid), _current_notes(ids))
 
 
 def _add(sids: list[str]) -> None:
-    state.set_params(**{readinglist.PARAM: readinglist.encode(readinglist.add(_current_list(), sids))})
+    ids = _current_list()
+    _set_list(readinglist.add(ids, sids), _current_notes(ids))
 
 
 def _clear() -> None:
-    state.set_params(**{readinglist.PARAM: None})
+    state.set_params(**{readinglist.PARAM: None, readinglist.NOTES: None})
+
+
+def _renote(sid: str, key: str) -> None:
+    ids = _current_list()
+    note, problem = readinglist.clean_note(st.session_state.get(key, ""))
+    _set_list(ids, {**_current_notes(ids), sid: note})
+    if problem:
+        st.session_state["rl_note_problem"] = problem
+
+
+def note_editor(ctx: Context, row: int) -> None:
+    """A text box for the note of paper ``row`` of the reading list (kept in the URL, ``notes=``)."""
+    sid = str(ctx.corpus.short_ids[row])
+    key = f"note_{sid}"
+    if key not in st.session_state:
+        st.session_state[key] = ctx.view.note_of.get(sid, "")
+    st.text_input(
+        "Note (who presents, a question to discuss)",
+        key=key,
+        max_chars=readinglist.MAX_NOTE,
+        placeholder="e.g. Ana presents · Does it hold beyond ImageNet?",
+        help=f"Plain text, at most {readinglist.MAX_NOTE} characters. It travels in the link and the exports.",
+        on_change=_renote,
+        args=(sid, key),
+    )
 
 
 def list_toggle(ctx: Context, row: int, *, key: str, labelled: bool = False) -> None:
@@ -80,7 +118,7 @@ def clear_button() -> None:
 
 def list_exports(ctx: Context, rows: np.ndarray, link: str | None) -> None:
     """Markdown, CSV and BibTeX downloads of the reading list (built now: a list is small)."""
-    table = readinglist.papers_table(ctx.corpus, rows)
+    table = readinglist.papers_table(ctx.corpus, rows, ctx.view.note_of)
     name = ctx.corpus.name
     md, csv, bib = st.columns(3)
     md.download_button(

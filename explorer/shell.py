@@ -19,6 +19,7 @@ from explorer.access import Access
 from explorer.data import Corpus
 from explorer.state import View
 from pipeline.artifacts import ArtifactError
+from pipeline.cli import DEFAULT_INPUTS
 
 APP_TITLE = "Abstract Atlas"
 DEFAULT_CORPUS = "neurips2026"
@@ -162,6 +163,7 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
                 "after",
                 "support",
                 "list",
+                "notes",
                 "tour",
                 "tourdata",
                 "step",
@@ -209,8 +211,36 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
         _share_section(ctx)
     for problem in [*view.problems, *problems]:
         st.warning(f"Ignored part of the link: {text.plain(problem)}", icon=":material/link_off:")
+    if len(entries) == 1 and not ctx.presenting and is_bundled_sample(corpus):
+        first_screen(ctx)
     st.session_state["_ctx"] = ctx
     return ctx
+
+
+def is_bundled_sample(corpus: Corpus) -> bool:
+    """True when the corpus was built from the abstracts that ship with the app (and nothing else)."""
+    inputs = (corpus.manifest or {}).get("inputs") or []
+    bundled = DEFAULT_INPUTS.resolve()
+    try:
+        return bool(inputs) and all(Path(str(i.get("path", ""))).resolve().parent == bundled for i in inputs)
+    except (OSError, AttributeError):
+        return False
+
+
+def first_screen(ctx: Context) -> None:
+    """A newcomer's first view is the bundled sample: one line saying so, and the way to their own
+    conference (shown until a second corpus exists)."""
+    n, command = ctx.corpus.n_papers, "python -m pipeline build papers.csv --name myconf"
+    sample = f":material/info: **A {n}-abstract sample** bundled with the app: too few papers for strong topics (labels marked (?) are weak)."
+    with st.container(key="first_screen", horizontal=True, vertical_alignment="center", wrap=False):
+        if ctx.access.can_write:
+            st.markdown(sample, width="stretch")
+            st.page_link(
+                PAGE_PATH["add"], label="Add your own conference", icon=PAGE["add"].icon, width="content",
+                help=f"Upload its abstracts (CSV, JSON, Parquet, text) and build, or run `{command}`.",
+            )  # fmt: skip
+        else:
+            st.markdown(f"{sample} Your own conference: `{command}` on your machine.", width="stretch")
 
 
 def warm(ctx: Context) -> None:

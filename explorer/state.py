@@ -14,6 +14,7 @@ venue      venue filter, repeated                      ``venue=IJCAI+2020&venue=
 topics     topic filter, comma-separated ids           ``topics=0,4``
 text       text filter (substring of title/abstract)   ``text=diffusion``
 list       reading list: short paper ids, in order     ``list=k3x9m2qa,7fjq2m4a``
+notes      the list's notes, one per paper (packed)    ``notes=eNqr...``
 tour       a saved presentation tour, and its step     ``tour=reading-group&step=3``
 tourdata   a tour carried inside the link              ``tourdata=eNqr...&step=1``
 token      editor token of a read-only server          (removed from the URL at once)
@@ -38,7 +39,7 @@ from explorer import readinglist
 from explorer.filters import MAX_TEXT, Filters
 
 #: Parameters that travel with every link between pages.
-SHARED = ("corpus", "years", "venue", "topics", "text", "list")
+SHARED = ("corpus", "years", "venue", "topics", "text", "list", "notes")
 MODES = ("keyword", "semantic")
 #: The longest search query: the search box takes no more and a link carries no more, so a copied
 #: link always reopens the query that ran (a longer one in a link is cut, and the reader told).
@@ -58,7 +59,13 @@ class View:
     mode: str = "keyword"
     filters: Filters = field(default_factory=Filters)
     reading: tuple[str, ...] = ()
+    notes: tuple[tuple[str, str], ...] = ()  # (short id, note) of the reading list's papers
     problems: tuple[str, ...] = ()
+
+    @property
+    def note_of(self) -> dict[str, str]:
+        """The reading list's notes: short id -> note."""
+        return dict(self.notes)
 
 
 def _last(params: Params, key: str) -> str | None:
@@ -158,6 +165,8 @@ def parse(params: Params) -> View:
     venues = tuple(dict.fromkeys(v for v in params.get("venue", []) if v))
     reading, reading_problems = readinglist.parse(_last(params, readinglist.PARAM))
     problems += reading_problems
+    notes, notes_problems = readinglist.parse_notes(_last(params, readinglist.NOTES), reading)
+    problems += notes_problems
     return View(
         corpus=_last(params, "corpus"),
         topic=topic,
@@ -166,8 +175,25 @@ def parse(params: Params) -> View:
         mode=mode,
         filters=Filters(years=years, venues=venues, topics=topics, text=text),
         reading=reading,
+        notes=tuple(notes.items()),
         problems=tuple(problems),
     )
+
+
+#: Keywords a trend chart plots at most (``kw=``).
+MAX_KEYWORDS = 8
+
+
+def parse_keywords(values: list[str]) -> tuple[list[str], list[str]]:
+    """``kw`` values -> (keywords, problems). Each value may hold several keywords separated by
+    commas (``kw=a,b,c``, as a hand-written link would) as well as repeated ``kw=a&kw=b``; blanks
+    and repeats are dropped, and more than ``MAX_KEYWORDS`` are cut with a message."""
+    terms = list(dict.fromkeys(" ".join(t.split()) for v in values for t in str(v).split(",") if t.strip()))
+    problems = []
+    if len(terms) > MAX_KEYWORDS:
+        problems.append(f"the link names {len(terms)} keywords; a chart shows at most {MAX_KEYWORDS}, the first ones")
+        terms = terms[:MAX_KEYWORDS]
+    return terms, problems
 
 
 def encode(view: View) -> dict[str, str | list[str]]:
@@ -186,6 +212,9 @@ def encode(view: View) -> dict[str, str | list[str]]:
         out["mode"] = view.mode
     if view.reading:
         out[readinglist.PARAM] = readinglist.encode(view.reading)
+        notes = readinglist.encode_notes(view.note_of, view.reading)
+        if notes:
+            out[readinglist.NOTES] = notes
     return out
 
 

@@ -32,7 +32,9 @@ VERSION = 1
 FOLDER = ".tours"
 PAGES = ("map", "topics", "trends", "compare", "lineage", "paper", "search", "list")
 #: URL parameters that belong to the tour or the session, never to a saved view.
-NOT_VIEW = ("tour", "tourdata", "step", "token", "page", "list")
+NOT_VIEW = ("tour", "tourdata", "step", "token", "page", "list", "notes")
+#: ... except on the reading list's own page: a step there shows that list, with its notes.
+LIST_VIEW = ("list", "notes")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 PARAM_RE = re.compile(r"^[a-z][a-z_]{0,15}$")
 MAX_STEPS = 40
@@ -72,14 +74,27 @@ def slug(title: str) -> str:
 
 
 def make_step(page: str, params: Mapping[str, list[str]], note: str = "") -> Step:
-    """A step from a page and the URL's parameters (tour, session and reading-list ones dropped)."""
+    """A step from a page and the URL's parameters (tour, session and reading-list ones dropped,
+    but a step of the reading list's page keeps its list and notes: ``notes`` is packed, so it is
+    kept whole, up to ``MAX_BLOB`` characters, or not at all)."""
     if page not in PAGES:
         raise TourError(f"the page {page!r} cannot be part of a tour.")
+
+    def kept(k: str) -> bool:
+        return (k not in NOT_VIEW or (page == "list" and k in LIST_VIEW)) and bool(PARAM_RE.match(k))
+
+    def limit(k: str, v: object) -> str | None:
+        v = str(v)
+        if k == "notes":
+            return v if len(v) <= MAX_BLOB else None
+        return v[:MAX_VALUE]
+
     clean = tuple(
-        (k, tuple(str(v)[:MAX_VALUE] for v in values))
+        (k, tuple(x for x in (limit(k, v) for v in values) if x is not None))
         for k, values in sorted(params.items())
-        if k not in NOT_VIEW and PARAM_RE.match(k) and values
-    )[:MAX_PARAMS]
+        if kept(k) and values
+    )
+    clean = tuple((k, v) for k, v in clean if v)[:MAX_PARAMS]
     return Step(page=page, params=clean, note=" ".join(str(note).split())[:MAX_NOTE])
 
 

@@ -38,6 +38,6 @@ st.caption(
        "topic's papers." if focus is not None else "Showing the ten largest topics.")
 )  # fmt: skip
 panels.chart(
-    cview.lineage_sankey(lin, labels, keep=keep),
+    cview.lineage_sankey(lin, labels, keep=keep, colours=corpus.colouring.colours),
     name=figures.image_name(corpus.name, "lineage", focus, *[state.format_range(p) for p in periods]),
 )

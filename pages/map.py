@@ -57,6 +57,8 @@ mapcomponent.topic_map(
     below=lambda result: share.map_selection(ctx, result.selection, result.selection_kind),
 )
 st.caption(mapcomponent.legend_caption(len(ctx.reading), hits, query))
+if corpus.colouring.note():
+    st.caption(corpus.colouring.note())
 
 if topic is not None:
     pos = corpus.topic_pos(topic)

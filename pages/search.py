@@ -97,7 +97,10 @@ with place:
         with left:
             if len(corpus.topics):
                 bars = figures.topic_similarity_bars(
-                    [corpus.topic_label(t) for t in ids], ids, [float(placed.similarities[i]) for i in top]
+                    [corpus.topic_label(t) for t in ids],
+                    ids,
+                    [float(placed.similarities[i]) for i in top],
+                    colours=corpus.colouring.colours,
                 )
                 panels.chart(bars, name=shell.image_name(ctx, "my-abstract-topics"))
                 st.caption(panels.CLOSEST_TOPICS_HELP)

@@ -43,10 +43,12 @@ if topic is not None:
         shell.topic_link(ctx, topic, label="Rename or merge this topic", page="curate")
     panels.label_evidence(row)
     left, right = st.columns(2)
-    fig = figures.keyword_bars(list(row["keywords"]), list(row["keyword_weights"]), topic=topic)
+    fig = figures.keyword_bars(
+        list(row["keywords"]), list(row["keyword_weights"]), topic=topic, colours=corpus.colouring.colours
+    )
     panels.chart(fig, left, name=figures.image_name(corpus.name, "topic", topic, "keywords"))
     with right:
-        panels.relevance_panel(analysis.topic_terms_of(corpus, topic), topic, corpus.name)
+        panels.relevance_panel(analysis.topic_terms_of(corpus, topic), topic, corpus.name, corpus.topic_colour(topic))
 
     st.subheader("Representative papers", anchor="papers")
     reps = analysis.representative_rows(corpus, pos)
@@ -63,7 +65,9 @@ if topic is not None:
             shell.topic_link(ctx, tid, label=f"{tid} · {text.plain(labels[tid])} — cosine {sim:.2f}")
     if corpus.has_years:
         shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
-        fig = figures.topic_share_lines(shares[shares["topic"] == topic], labels, selected=topic, height=320)
+        fig = figures.topic_share_lines(
+            shares[shares["topic"] == topic], labels, selected=topic, height=320, colours=corpus.colouring.colours
+        )
         panels.chart(fig, right, name=shell.image_name(ctx, "topic", topic, "share-by-year"))
 
 st.divider()

@@ -40,7 +40,9 @@ panels.keyword_lines(ctx, panels.keyword_picker(corpus, suggested), suggested, (
 st.subheader("Topics over the years", anchor="topics")
 shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
 shown = list(ctx.view.filters.topics) or corpus.topics.sort_values("size", ascending=False)["topic"].head(8).tolist()
-fig = figures.topic_share_lines(shares[shares["topic"].isin(shown)], labels, periods=(before, after))
+fig = figures.topic_share_lines(
+    shares[shares["topic"].isin(shown)], labels, periods=(before, after), colours=corpus.colouring.colours
+)
 panels.chart(fig, name=shell.image_name(ctx, "topic-shares", *ctx.view.filters.topics[:6]))
 st.caption("The largest eight topics (or those in the topic filter). Click a legend entry to hide or show a topic.")
 

@@ -726,6 +726,14 @@ def compare_builds(root: Path, new: str, ref: str, params: CompareParams = Compa
     return result, True
 
 
+def unclear_topics(matches: pd.DataFrame) -> pd.DataFrame:
+    """The new corpus's topics without a clear precursor (status ``unclear``: no majority of their
+    papers in one reference topic, not a merger, not new), those least close to the reference first.
+    The one definition the command line, the app's *What changed* and the offline file count."""
+    own = matches[(matches["side"] == "b") & (matches["status"] == "unclear")]
+    return own.sort_values(["none_share", "size", "topic"], ascending=[False, False, True])
+
+
 def describe(result: Comparison, *, computed: bool = True) -> list[str]:
     """The comparison in a few lines of plain text (the CLI's summary)."""
     s = result.summary
@@ -767,6 +775,14 @@ def describe(result: Comparison, *, computed: bool = True) -> list[str]:
     born = matches[(matches["side"] == "b") & (matches["status"] == "gone")]
     if len(born):
         lines.append("  new topics: " + ", ".join(born["label"].astype(str).head(8)))
+    unclear = unclear_topics(matches)
+    if len(unclear):
+        lines.append(
+            f"  without a clear precursor: {len(unclear)} ("
+            + ", ".join(unclear["label"].astype(str).head(8))
+            + (", ..." if len(unclear) > 8 else "")
+            + ")"
+        )
     more = result.terms[result.terms["side"] == "new"]["term"].head(10).tolist()
     less = result.terms[result.terms["side"] == "ref"]["term"].head(10).tolist()
     lines.append("  terms used more: " + (", ".join(more) or "none clearly"))

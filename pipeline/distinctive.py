@@ -9,11 +9,46 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from pipeline import labels
 from pipeline.intervals import _z, newcombe
 from pipeline.logodds import DEFAULT_PRIOR_MASS, log_odds
 
 if TYPE_CHECKING:
     from pipeline.compare import Side
+
+
+def written_as_phrases(texts: Sequence[str], terms: Sequence[str], *, min_papers: int = 2) -> np.ndarray:
+    """Which ``terms`` the papers write as phrases: the label pipeline's phrase check
+    (``pipeline.labels``), so that a distinctive term is never a fragment no one wrote.
+
+    A word always passes. A phrase passes when it occurs as written inside a clause (not across a
+    full stop, comma or bracket: "capabilities language" from "... capabilities. Language ..."
+    fails), is not mostly the start of a longer phrase the papers agree on ("knowledge language"
+    of "knowledge language models" fails), is a head often enough to name something, and at
+    least ``min_papers`` papers use it so.
+
+    Args:
+        texts: the papers' texts (as the vocabulary was made from).
+        terms: candidate terms.
+
+    Returns:
+        bool ``(len(terms),)``.
+    """
+    out = np.ones(len(terms), dtype=bool)
+    multi = [i for i, t in enumerate(terms) if " " in str(t).strip()]
+    if not multi or not len(texts):
+        return out
+    text = labels._Text(labels.topic_text(list(texts)))
+    for i in multi:  # the few phrases shown (a substring search each)
+        term = " ".join(str(terms[i]).lower().split())
+        found = text.phrase(term)
+        out[i] = (
+            found is not None
+            and found.term == term
+            and found.head_share >= labels.MIN_HEAD_SHARE / 2
+            and text.doc_share(term) * text.n_docs >= min(min_papers, text.n_docs)
+        )
+    return out
 
 
 def count_terms(texts: Sequence[str], vocabulary: Sequence[str], ngram_range=(1, 2)) -> np.ndarray:

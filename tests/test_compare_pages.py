@@ -192,3 +192,22 @@ def test_lineage_of_a_single_year_corpus_says_why_there_is_none(root, monkeypatc
 def test_switching_to_the_reference_itself_picks_another_reference(root, monkeypatch):
     at = run(root, monkeypatch, COMPARE, corpus="early", ref="early")
     assert not at.warning and at.selectbox(key="compare_ref").value != "early"
+
+
+def test_topics_without_a_clear_precursor_are_one_number_everywhere(root, monkeypatch):
+    result = cmp.compare(cmp.load_side(root, "late"), cmp.load_side(root, "early"))
+    unclear = cmp.unclear_topics(result.matches)
+    own = result.matches[result.matches["side"] == "b"]
+    assert set(unclear["topic"]) == set(own.loc[own["status_text"] == "no clear precursor", "topic"])
+    assert len(unclear), "the fixture pair has topics without a clear precursor"
+    n = len(unclear)
+    cli = "\n".join(cmp.describe(result))
+    assert f"without a clear precursor: {n} (" in cli and f"{n} no clear precursor" in cli
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early")
+    body = unescape(texts(at.markdown))
+    assert f"{n} of {len(own)} topics have no clear precursor" in body
+    assert "every one has earlier work close by" not in body  # never said beside topics that have none
+    # the flow chart labels the same topics so
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early", show="matching")
+    sankey = next(s for s in plotly_specs(at) if s["data"][0]["type"] == "sankey")
+    assert sum("(no clear precursor)" in label for label in sankey["data"][0]["node"]["label"]) == n

@@ -402,7 +402,10 @@ def test_the_map_gets_11_bytes_a_paper_and_the_labels(corpus):
     assert np.array_equal(np.asarray(topics)[arrays["topic"][known]], corpus.papers["topic"].to_numpy()[known])
     reassigned = (arrays["flags"] & mapview.FLAG_REASSIGNED) > 0
     assert np.array_equal(reassigned, corpus.papers["was_outlier"].to_numpy(dtype=bool))
-    assert [t["colour"] for t in header["topics"]] == [palette.topic_colour(t) for t in topics]
+    assert [t["colour"] for t in header["topics"]] == [corpus.topic_colour(t) for t in topics]
+    # the blob computes the same colours from the papers alone (the offline export's way)
+    alone = mapview.unpack(mapview.points_blob(corpus.name, corpus.papers, corpus.topics).data)[0]
+    assert [t["colour"] for t in alone["topics"]] == [t["colour"] for t in header["topics"]]
     assert [t["size"] for t in header["topics"]] == corpus.topics["size"].tolist()
     # the id is the content: a renamed topic is a new container, the same corpus the same one
     renamed = corpus.topics.assign(label=["Renamed"] + corpus.topics["label"].tolist()[1:])
@@ -440,6 +443,47 @@ def test_palette_is_shared_and_stable():
     assert palette.rgb("#0072B2") == (0, 114, 178)
 
 
+def test_topics_that_touch_on_the_map_never_share_a_colour(corpus):
+    colouring = corpus.colouring
+    assert set(colouring.colours) == set(corpus.topic_ids.tolist()) and colouring.touching
+    assert all(colour in palette.PALETTE for colour in colouring.colours.values())
+    links = palette.topic_links(corpus.xy[:, 0], corpus.xy[:, 1], corpus.papers["topic"].to_numpy())
+    touching = [pair for pair, n in links.items() if n >= palette.TOUCH_MIN_LINKS]
+    assert touching and sorted(touching) == sorted(colouring.touching)
+    for a, b in touching:
+        assert colouring.colours[a] != colouring.colours[b], (a, b)
+    assert not colouring.clashes and colouring.note() is None
+    # a function of the layout: the papers' order does not matter, the same colours every time
+    shuffled = np.random.default_rng(0).permutation(corpus.n_papers)
+    again = palette.map_colouring(
+        corpus.xy[shuffled, 0], corpus.xy[shuffled, 1], corpus.papers["topic"].to_numpy()[shuffled], corpus.topic_ids
+    )
+    assert again.colours == colouring.colours
+    # every chart of a topic takes the map's colour
+    t = int(corpus.topic_ids[0])
+    bars = figures.keyword_bars(["a"], [1.0], topic=t, colours=colouring.colours)
+    assert bars.data[0].marker.color == corpus.topic_colour(t)
+
+
+def test_colouring_is_greedy_deterministic_and_says_when_the_palette_runs_out():
+    # a ring of 21 topics, each touching the next: two colours would do, all sixteen are used before one repeats
+    ring = {(i, (i + 1) % 21) if i < (i + 1) % 21 else ((i + 1) % 21, i): 10 for i in range(21)}
+    colouring = palette.colour_topics(range(21), ring)
+    assert not colouring.clashes and len(set(colouring.colours.values())) == len(palette.PALETTE)
+    for a, b in ring:
+        assert colouring.colours[a] != colouring.colours[b]
+    assert palette.colour_topics(reversed(range(21)), dict(reversed(ring.items()))) == colouring
+    # a few links (a stray paper) do not make topics touch
+    assert not palette.colour_topics([0, 1], {(0, 1): palette.TOUCH_MIN_LINKS - 1}).touching
+    # 18 topics all touching one another: the palette's 16 colours cannot do; the fewest links share one
+    clique = {(a, b): 100 + a + b for a in range(18) for b in range(a + 1, 18)}
+    clique[(0, 1)] = clique[(2, 3)] = palette.TOUCH_MIN_LINKS
+    crowded = palette.colour_topics(range(18), clique)
+    assert sorted(crowded.clashes) == [(0, 1), (2, 3)]
+    assert "2 pairs of neighbouring topics share a colour" in crowded.note()
+    assert crowded.colour(-1) == palette.OUTLIER
+
+
 def test_labels_never_overlap():
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=50), rng.normal(size=50)
@@ -467,3 +511,24 @@ def test_dendrogram_from_a_known_hierarchy():
     assert z.tolist() == [[0, 1, 0.2, 2], [3, 2, 0.5, 3]]
     fig = figures.dendrogram(topics, z, selected=2)
     assert len(fig.data) == 3  # plain branches, the selected branch, the leaves
+
+
+def test_distinctive_terms_are_phrases_someone_wrote():
+    from pipeline.distinctive import written_as_phrases
+
+    texts = [
+        "We study reasoning capabilities. Language models are evaluated on preference optimization.",
+        "Preference optimization aligns knowledge language models with human feedback (RLHF).",
+        "Our knowledge language models use preference optimization and human feedback.",
+        "Better reasoning capabilities. Language agents follow human feedback.",
+    ]
+    terms = ["capabilities language", "knowledge language", "preference optimization", "human feedback", "rlhf"]
+    kept = written_as_phrases(texts, terms, min_papers=2)
+    assert dict(zip(terms, kept.tolist(), strict=True)) == {
+        "capabilities language": False,  # across a full stop: nobody wrote it
+        "knowledge language": False,  # only ever the start of "knowledge language models"
+        "preference optimization": True,
+        "human feedback": True,
+        "rlhf": True,  # a word always passes
+    }
+    assert written_as_phrases(texts, ["human feedback"], min_papers=4).tolist() == [False]  # 3 papers use it

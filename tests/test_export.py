@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, downloads, mapview, palette, readinglist, search, tours
+from explorer import analysis, data, downloads, mapview, readinglist, search, tours
 from pipeline import artifacts, bm25, cli, schema
 from pipeline.compare import load_side
 from pipeline.export import export_html
@@ -117,7 +117,7 @@ def test_a_title_with_script_tags_cannot_leave_the_data_element(page_html):
     assert HOSTILE_TITLE in parts(page_html)["papers"]["t"]  # intact once decoded
 
 
-def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, papers, topics):
+def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, papers, topics, corpus):
     d = parts(page_html)
     p, meta, (header, arrays) = d["papers"], d["meta"], d["points"]
     assert p["id"] == papers["doc_id"].tolist() and d["abstracts"] == papers["abstract"].tolist()
@@ -128,7 +128,7 @@ def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, pape
     assert meta["years"] == [2020, 2024] and meta["built"] and meta["model"]
     assert [t["id"] for t in meta["topic_list"]] == topics["topic"].tolist()
     assert [t["size"] for t in meta["topic_list"]] == topics["size"].tolist()
-    assert {t["id"]: t["colour"] for t in header["topics"]} == {t: palette.topic_colour(t) for t in topics["topic"]}
+    assert {t["id"]: t["colour"] for t in header["topics"]} == corpus.colouring.colours  # the app's colours
     assert [meta["venues"][v] for v in p["v"]] == papers["venue"].tolist()
 
 
@@ -323,7 +323,7 @@ def tab(browser, exported):
 
 
 @pytest.mark.browser
-def test_the_map_draws_every_point_and_the_table_counts_every_paper(tab, papers, topics, output_dir):
+def test_the_map_draws_every_point_and_the_table_counts_every_paper(tab, papers, topics, corpus, output_dir):
     page = tab.page
     state = page.evaluate(MAP)
     assert state["n"] == state["drawn"] == state["shown"] == 137  # counted by the map component
@@ -336,7 +336,7 @@ def test_the_map_draws_every_point_and_the_table_counts_every_paper(tab, papers,
     labels = {lab["topic"] for lab in state["labels"] if lab["kind"] == "topic"}
     assert labels == set(topics["topic"])  # every topic labelled, on the canvas (never as HTML)
     colours = page.evaluate("() => window.__atlas.map.ds.topics.map(t => [t.id, t.colour])")
-    assert {t: c for t, c in colours} == {t: palette.topic_colour(t) for t in topics["topic"]}  # the app's colours
+    assert {t: c for t, c in colours} == corpus.colouring.colours  # the app's colours
     tab.page.screenshot(path=str(output_dir / "export.png"), full_page=True)
     print(f"export loaded in {tab.load_ms:.0f} ms")
 
@@ -516,6 +516,40 @@ def test_a_reading_list_link_of_the_app_opens_in_the_file(browser, exported, cor
         assert name == "small-reading-list.csv" and [r["doc_id"] for r in rows] == docs
         t.page.locator("#list-items li").first.locator("button.rm").click()  # removing one updates the fragment
         t.page.wait_for_function(f"() => location.hash.includes('list={sids.split(',', 1)[1].replace(',', '%2C')}')")
+    finally:
+        t.close()
+
+
+@pytest.mark.browser
+def test_the_lists_notes_travel_into_the_file_as_plain_text(browser, exported, tmp_path):
+    docs = ["latex-1", "xss-1"]
+    sids = [readinglist.short_id(d) for d in docs]
+    hostile = "Ana presents <img src=x onerror=window.__xss=1> =1+1"
+    blob = readinglist.encode_notes({sids[1]: hostile}, sids)
+    notes_of = "() => Array.from(document.querySelectorAll('#list-items li'), li => li.querySelector('.note')?.textContent ?? '')"
+    t = Offline(browser, exported, f"#list={','.join(sids)}&notes={blob}")
+    try:
+        assert t.page.evaluate(notes_of) == ["", hostile]  # as text, never as HTML
+        assert t.page.locator("#list-items img").count() == 0
+        name, rows = download_csv(t, tmp_path)
+        assert name == "small-reading-list.csv" and [r["note"] for r in rows] == ["", hostile]
+        t.page.locator("#list-items li").first.locator("button.rm").click()  # the notes stay in the fragment
+        t.page.wait_for_function(
+            f"() => location.hash.includes('notes={blob}') && !location.hash.includes('{sids[0]}')"
+        )
+    finally:
+        t.close()
+    # a damaged value is said, not fatal; a tour step of the reading list shows its notes
+    t = Offline(browser, exported, f"#list={sids[0]}&notes=garbage")
+    try:
+        assert "notes in this link cannot be read" in t.page.inner_text("#note")
+    finally:
+        t.close()
+    step = tours.make_step("list", {"corpus": ["small"], "list": [",".join(sids)], "notes": [blob]}, "Our list")
+    t = Offline(browser, exported, f"#tourdata={tours.encode(tours.Tour('group', (step,), 'small'))}&step=1")
+    try:
+        t.page.wait_for_function(f"() => ({notes_of})().length === 2")
+        assert t.page.evaluate(notes_of) == ["", hostile] and t.page.inner_text("#tour-note") == "Our list"
     finally:
         t.close()
 

@@ -177,6 +177,10 @@ def test_the_comparison_opens_offline_from_an_app_link(browser, exported, result
             assert heading in glance
         far = int(result.papers["far"].sum())
         assert f"{far} of {len(result.papers)} papers" in glance
+        own = result.matches[result.matches["side"] == "b"]
+        unclear = len(cmp.unclear_topics(result.matches))  # the app's and the command line's number
+        assert f"{unclear} of {len(own)} topics have no clear precursor" in glance
+        assert "every one has earlier work close by" not in glance
         assert "62 new papers" in page.inner_text("#cmp-size") and "hints, not trends" in page.inner_text("#cmp-size")
         # Shares: one row per shown topic, the intervals in the tooltip; every topic in the table.
         rows = page.locator("#cmp-shares svg g[data-topic]")

@@ -183,3 +183,42 @@ def test_a_view_from_the_host_is_kept_and_views_are_reported_in_the_urls_format(
     assert page.evaluate("() => window.map.debug().view") == before
     page.locator('button[data-tool="reset"]').click()
     page.wait_for_function("() => window.events.some(e => e[0] === 'view' && e[1] === null)")
+
+
+def test_the_zoom_stops_where_papers_are_told_apart_and_offers_the_way_back(page, data):
+    papers, _ = data
+    spacing = mapview.point_spacing(papers["x"].to_numpy(), papers["y"].to_numpy())
+    assert spacing > 0
+    assert page.evaluate("() => window.map.ds.spacing") == pytest.approx(spacing, rel=1e-4)  # float32 positions
+    limit = page.evaluate("() => window.map.maxZoom()")
+    assert 4 <= limit < 4000
+    # at the closest zoom the closest papers are SEPARATE_PX (24 px) apart on screen
+    fit = page.evaluate("() => window.map.fitCamera().scale")
+    assert spacing * fit * limit == pytest.approx(24, rel=0.01)
+    page.mouse.move(500, 320)
+    for _ in range(40):  # many quick gestures: 652x was reached this way before
+        page.mouse.wheel(0, -800)
+    page.wait_for_function(f"() => window.map.debug().zoom >= {limit * 0.999}")
+    settle(page)
+    state = page.evaluate("() => window.map.debug()")
+    assert state["zoom"] == pytest.approx(limit, rel=1e-3) and "every paper here is told apart" in state["zoomNote"]
+    assert page.locator('button[data-tool="plus"]').is_disabled()
+    assert page.locator(".zoom-note").is_visible()
+    page.locator(".zoom-note button").click()  # the way back
+    page.wait_for_function("() => Math.abs(window.map.debug().zoom - 1) < 0.01")
+    assert page.evaluate("() => window.map.debug().zoomNote") is None
+    # a view from a link beyond the limit is held at it; a view away from every paper says so
+    page.evaluate("() => window.map.setOptions({view: {x: 0, y: 0, zoom: 3000}, viewKey: 'far-in'})")
+    assert page.evaluate("() => window.map.debug().zoom") == pytest.approx(limit, rel=1e-3)
+    page.evaluate("() => window.map.setOptions({view: {x: 500, y: 500, zoom: 2}, viewKey: 'away'})")
+    page.wait_for_function("() => (window.map.debug().zoomNote || '').startsWith('No papers here')")
+    assert page.locator(".zoom-note").is_visible()
+
+
+def test_spacing_is_measured_on_a_sample_of_large_maps():
+    rng = np.random.default_rng(0)
+    xy = rng.uniform(0, 100, size=(40_000, 2))
+    whole = mapview.point_spacing(xy[:, 0], xy[:, 1])
+    sampled = mapview.point_spacing(xy[:, 0], xy[:, 1], sample=10_000)
+    assert sampled == pytest.approx(whole, rel=0.25)
+    assert mapview.point_spacing(np.zeros(5), np.zeros(5)) == 0.0  # all at one place: unknown

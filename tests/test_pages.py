@@ -251,6 +251,21 @@ def test_trends_page_with_keywords_from_the_url(small_artifacts, monkeypatch):
     assert at.number_input(key="trend_support").value == 3
 
 
+def test_a_trends_link_may_list_keywords_with_commas(small_artifacts, monkeypatch):
+    at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", kw="planning, scheduling,zzqxunused")
+    assert at.multiselect(key="trend_kw").value == ["planning", "scheduling", "zzqxunused"]  # three, not one phrase
+    lines = [
+        s for s in plotly_specs(at) if s["layout"]["title"]["text"] == "Share of each year's papers using the keyword"
+    ]
+    assert [t["name"] for t in lines[0]["data"]] == ["planning", "scheduling", "zzqxunused"]
+    captions = unescape(texts(at.caption))
+    assert "No paper here uses zzqxunused (the line stays at 0%)" in captions
+    many = ",".join(f"w{i}" for i in range(10))
+    at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", kw=many)
+    assert len(at.multiselect(key="trend_kw").value) == 8
+    assert "names 10 keywords; a chart shows at most 8" in unescape(texts(at.caption))
+
+
 def test_trends_page_suggests_rising_keywords(small_artifacts, monkeypatch):
     at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", years="2021-2024")
     assert len(at.multiselect(key="trend_kw").value) == 3
@@ -411,3 +426,40 @@ def test_no_corpus_at_all(tmp_path, monkeypatch):
     at = run(tmp_path / "empty", monkeypatch)
     message = texts(at.info)
     assert "no corpus" in message and "python -m pipeline build" in message and "make run" in message
+
+
+@pytest.fixture(scope="module")
+def sample_root(tmp_path_factory) -> Path:
+    """Only the bundled sample (built with the test encoder), as a newcomer's first start has it."""
+    from pipeline.build import build
+    from pipeline.cli import default_inputs
+    from tests.conftest import TEST_ENCODER, fast_config
+
+    root = tmp_path_factory.mktemp("sample")
+    build(default_inputs(), "neurips2026", root, fast_config(), encoder=TEST_ENCODER)
+    return root
+
+
+def test_the_first_screen_says_it_is_a_sample_until_a_second_corpus_exists(sample_root, small_artifacts, monkeypatch):
+    at = run(sample_root, monkeypatch)
+    note = unescape(texts(at.main.markdown))
+    assert "A 38-abstract sample" in note and "labels marked (?) are weak" in note
+    links = [link for link in at.main.get("page_link") if link.proto.label == "Add your own conference"]
+    assert links and links[0].proto.page.endswith("add")  # one click to their own conference
+    assert "python -m pipeline build papers.csv --name myconf" in links[0].proto.help  # or the command
+    at = run(sample_root, monkeypatch, "pages/topics.py")  # on every page
+    assert "A 38-abstract sample" in unescape(texts(at.main.markdown))
+    # a read-only viewer is told the command, not offered a page they cannot use
+    at = run(sample_root, monkeypatch, args=("--read-only",))
+    note = unescape(texts(at.main.markdown))
+    assert "`python -m pipeline build papers.csv --name myconf` on your machine" in note
+    assert not [link for link in at.main.get("page_link") if link.proto.label == "Add your own conference"]
+    # a corpus of one's own is not a sample; with a second corpus the note is gone
+    at = run(small_artifacts, monkeypatch)
+    assert "-abstract sample" not in unescape(texts(at.main.markdown))
+    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), sample_root / "small")
+    from explorer import data
+
+    data._list_cached.clear()  # the app re-reads the list every few seconds; the test does not wait
+    at = run(sample_root, monkeypatch)
+    assert "-abstract sample" not in unescape(texts(at.main.markdown))

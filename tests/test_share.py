@@ -514,3 +514,93 @@ def test_readme_documents_share_and_present():
         assert needle in readme, needle
     makefile = (Path(__file__).resolve().parent.parent / "Makefile").read_text(encoding="utf-8")
     assert re.search(r"^share:", makefile, re.M) and "--read-only" in makefile
+
+
+# ------------------------------------------------------------------------------------------
+# Notes for a reading group
+# ------------------------------------------------------------------------------------------
+
+HOSTILE_NOTE = 'Ana presents <img src=x onerror=alert(1)> [x](javascript:alert(1)) =HYPERLINK("http://e") {\\evil}'
+
+
+def test_notes_pack_into_the_link_bounded_and_checked():
+    ids = ("aaaaaaaa", "bbbbbbbb")
+    notes = {"aaaaaaaa": "  Ana presents:\n is it robust? ", "bbbbbbbb": "", "cccccccc": "not in the list"}
+    blob = readinglist.encode_notes(notes, ids)
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", blob)
+    assert readinglist.parse_notes(blob, ids) == ({"aaaaaaaa": "Ana presents: is it robust?"}, [])
+    assert readinglist.encode_notes({"aaaaaaaa": " "}, ids) is None  # no note, no parameter
+    long = "x" * (readinglist.MAX_NOTE + 20)
+    assert readinglist.clean_note(long)[0] == "x" * readinglist.MAX_NOTE
+    raw = base64_notes({"aaaaaaaa": long})
+    notes, problems = readinglist.parse_notes(raw, ids)
+    assert len(notes["aaaaaaaa"]) == readinglist.MAX_NOTE and "at most 280, so it was cut" in problems[0]
+    for bad in ("garbage!", "eNqr", "A" * (readinglist.MAX_NOTES_PARAM + 1), base64_notes(["a list"])):
+        notes, problems = readinglist.parse_notes(bad, ids)
+        assert notes == {} and problems and problems[0].startswith("notes: "), bad
+    # the view reads them for the list's papers only, and writes them back with the list
+    from explorer import state
+
+    view = state.parse({"list": [",".join(ids)], "notes": [blob]})
+    assert view.note_of == {"aaaaaaaa": "Ana presents: is it robust?"} and not view.problems
+    assert state.shared(view)["notes"] == blob
+    assert "notes" not in state.shared(state.parse({"notes": [blob]}))  # no list, no notes
+
+
+def base64_notes(data) -> str:
+    import base64
+    import zlib
+
+    return base64.urlsafe_b64encode(zlib.compress(json.dumps(data).encode())).decode().rstrip("=")
+
+
+def test_notes_export_with_the_list_escaped(corpus):
+    rows = np.array([corpus.paper_pos("latex-1"), corpus.paper_pos("xss-1")])
+    sids = [str(s) for s in corpus.short_ids[rows]]
+    table = readinglist.papers_table(corpus, rows, {sids[0]: HOSTILE_NOTE})
+    assert table["note"].tolist() == [HOSTILE_NOTE, ""]
+    md = readinglist.to_markdown(table, corpus_name="small")
+    line = next(x for x in md.splitlines() if "Note:" in x)
+    assert line.startswith("   *Note:* Ana presents") and not re.search(r"(?<!\\)<img", md) and "\\<img" in line
+    assert "](javascript" not in md
+    bib = readinglist.to_bibtex(table).strip().split("\n\n")
+    assert "note = {Ana presents" in bib[0] and "\\{\\textbackslash{}evil\\}" in bib[0] and "note" not in bib[1]
+    assert bib[0].count("{") == bib[0].count("}")
+    csv = pd.read_csv(pd.io.common.StringIO(readinglist.to_csv(table)), keep_default_na=False)
+    assert csv["note"].tolist() == [HOSTILE_NOTE, ""]  # starts with a letter: nothing to defuse
+    defused = readinglist.to_csv(readinglist.papers_table(corpus, rows[:1], {sids[0]: "=1+1"}))
+    assert "'=1+1" in defused
+
+
+def test_notes_are_written_on_the_list_page_travel_and_show_when_presenting(own_root, monkeypatch, corpus):
+    docs = ["latex-1", "xss-1"]
+    ids = [readinglist.short_id(d) for d in docs]
+    at = open_app(own_root, monkeypatch, "pages/list.py", corpus="small", list=",".join(ids))
+    assert not at.exception, [e.value for e in at.exception]
+    at.text_input(key=f"note_{ids[1]}").input(HOSTILE_NOTE).run()
+    blob = qp(at, "notes")[0]
+    assert readinglist.parse_notes(blob, ids)[0] == {ids[1]: HOSTILE_NOTE}
+    code = at.get("code")[0].proto.code_text
+    assert f"notes={blob}" in code  # the link to share holds them
+    assert f"notes={blob}" in texts(at.caption)  # so does the offline file's fragment
+    md = next(b for b in at.main.get("download_button") if b.proto.label == "Markdown")
+    assert md is not None
+    # every page link carries them with the list
+    nav = list(at.sidebar.get("page_link"))
+    assert all(link_params(link)["notes"] == [blob] for link in nav)
+    # removing the paper drops its note
+    at = open_app(own_root, monkeypatch, "pages/list.py", corpus="small", list=",".join(ids), notes=blob)
+    assert at.text_input(key=f"note_{ids[1]}").value == HOSTILE_NOTE
+    at.button(key=f"rl_list_{ids[1]}").click().run()
+    assert qp(at, "list") == [ids[0]] and qp(at, "notes") is None
+
+    # a tour step on the reading list keeps the list and its notes; present mode shows them, escaped
+    step = tours.make_step("list", {"corpus": ["small"], "list": [",".join(ids)], "notes": [blob]}, "Our list")
+    assert step.query()["notes"] == [blob]
+    assert "list" not in tours.make_step("map", {"list": [",".join(ids)], "notes": [blob]}).query()
+    tour = tours.Tour(name="group", steps=(step,), corpus="small")
+    at = open_app(own_root, monkeypatch, "pages/list.py", corpus="small", tourdata=tours.encode(tour), step="1")
+    assert not at.exception, [e.value for e in at.exception]
+    shown = texts(at.markdown)
+    assert "Ana presents \\<img src\\=x onerror\\=alert\\(1\\)\\>" in shown and not re.search(r"(?<!\\)<img", shown)
+    assert not [t for t in at.text_input if t.key and t.key.startswith("note_")]  # nothing to edit on a slide

@@ -60,6 +60,7 @@ export function datasetOf(blob: Blob): Dataset {
   return {
     id: h.id, n: h.n, x: a.x as Float32Array, y: a.y as Float32Array, topic: a.topic as Uint16Array, flags: a.flags as Uint8Array,
     topics: h.topics, outlierColour: h.outlier, contextColour: h.context, ink: h.ink, name: h.name, synthetic: !!h.synthetic,
+    spacing: Number(h.spacing) > 0 ? Number(h.spacing) : 0,
   };
 }
 

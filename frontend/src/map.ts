@@ -32,6 +32,11 @@ export const DEFAULTS: MapOptions = {
 
 const MIN_ZOOM = 0.5;
 const MAX_ZOOM = 4000;
+/** At the closest zoom the closest papers (``Dataset.spacing``) are this many CSS pixels apart:
+ * every paper is told apart, and zooming further would only show empty space. */
+const SEPARATE_PX = 24;
+/** The closest zoom when the data does not say how close its papers lie. */
+const MAX_ZOOM_UNKNOWN = 64;
 const SETTLE_MS = 110; // the camera has rested: draw the points again
 const VIEW_MS = 450; // ... and report the view to the host
 const TITLE_POINTS = 60; // paper titles appear when at most this many papers are in view
@@ -69,6 +74,8 @@ export class AtlasMap {
   private ctx: CanvasRenderingContext2D;
   private tip: HTMLDivElement;
   private statusEl: HTMLDivElement;
+  private zoomNote: HTMLDivElement;
+  private zoomNoteText: HTMLSpanElement;
   private toolsEl: HTMLDivElement;
   private legendEl: HTMLDivElement;
   private legendList: HTMLUListElement;
@@ -134,13 +141,23 @@ export class AtlasMap {
     this.statusEl = document.createElement("div");
     this.statusEl.className = "status";
     this.statusEl.textContent = "Loading the map…";
+    // Said at the closest zoom, or when the view has left the papers: with the way back.
+    this.zoomNote = document.createElement("div");
+    this.zoomNote.className = "zoom-note";
+    this.zoomNote.hidden = true;
+    this.zoomNoteText = document.createElement("span");
+    const back = document.createElement("button");
+    back.type = "button";
+    back.textContent = "Show the whole map";
+    back.addEventListener("click", () => this.reset());
+    this.zoomNote.append(this.zoomNoteText, back);
     this.toolsEl = document.createElement("div");
     this.toolsEl.className = "tools";
     this.toolsEl.setAttribute("role", "toolbar");
     this.live = document.createElement("div");
     this.live.className = "sr";
     this.live.setAttribute("aria-live", "polite");
-    this.stage.append(this.canvas, this.overlayCanvas, this.toolsEl, this.tip, this.statusEl, this.live);
+    this.stage.append(this.canvas, this.overlayCanvas, this.toolsEl, this.tip, this.statusEl, this.zoomNote, this.live);
     this.legendEl = document.createElement("div");
     this.legendEl.className = "legend";
     this.legendList = document.createElement("ul");
@@ -347,7 +364,7 @@ export class AtlasMap {
       return;
     }
     const fit = this.fitCamera();
-    this.cam = v ? { cx: v.x, cy: v.y, scale: fit.scale * Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, v.zoom)) } : fit;
+    this.cam = v ? { cx: v.x, cy: v.y, scale: fit.scale * Math.min(this.maxZoom(), Math.max(MIN_ZOOM, v.zoom)) } : fit;
     this.lastView = this.viewString();
     if (!initial) this.cameraMoved(false);
   }
@@ -371,9 +388,32 @@ export class AtlasMap {
     return { x, y, zoom, text: s };
   }
 
+  /** The closest zoom (relative to the whole map): where the closest papers are ``SEPARATE_PX`` apart. */
+  maxZoom(): number {
+    const spacing = this.ds?.spacing ?? 0;
+    if (!(spacing > 0)) return MAX_ZOOM_UNKNOWN;
+    return Math.min(MAX_ZOOM, Math.max(4, (SEPARATE_PX * this.opts.scale) / (spacing * this.fitScale())));
+  }
+
   private clampZoom(scale: number): number {
     const fit = this.fitScale();
-    return Math.min(fit * MAX_ZOOM, Math.max(fit * MIN_ZOOM, scale));
+    return Math.min(fit * this.maxZoom(), Math.max(fit * MIN_ZOOM, scale));
+  }
+
+  /** The note at the closest zoom or away from every paper, and the zoom-in button's state. */
+  private updateZoomNote(): void {
+    const z = this.zoomRel(), closest = z >= this.maxZoom() * 0.999;
+    const [x0, y0, x1, y1] = this.bounds, { cx, cy } = this.cam;
+    const away = z > 1.01 && (cx < x0 || cx > x1 || cy < y0 || cy > y1);
+    this.zoomNote.hidden = !(closest || away) || !this.ds;
+    this.zoomNoteText.textContent = away
+      ? "No papers here. "
+      : "As close as the map goes: every paper here is told apart. ";
+    const plus = this.toolsEl.querySelector<HTMLButtonElement>('button[data-tool="plus"]');
+    if (plus) {
+      plus.disabled = closest;
+      plus.title = closest ? "As close as the map goes" : "Zoom in";
+    }
   }
 
   zoomAt(factor: number, sx: number, sy: number): void {
@@ -401,6 +441,7 @@ export class AtlasMap {
 
   private cameraMoved(byUser: boolean): void {
     this.hideTip();
+    this.updateZoomNote();
     this.updateLook();
     this.redraw();
     clearTimeout(this.settleTimer);
@@ -967,7 +1008,7 @@ export class AtlasMap {
       this.zoomAt(Math.exp(-delta * 0.0018), x, y);
     }, { passive: false });
     st.addEventListener("pointerdown", (ev) => {
-      if ((ev.target as HTMLElement).closest(".tools, .legend, .legend-toggle")) return;
+      if ((ev.target as HTMLElement).closest(".tools, .legend, .legend-toggle, .zoom-note")) return;
       if (ev.button !== 0) return;
       st.focus({ preventScroll: true });
       const [x, y] = local(ev);
@@ -1025,7 +1066,7 @@ export class AtlasMap {
       if (!this.drag) this.hideTip();
     });
     st.addEventListener("dblclick", (ev) => {
-      if ((ev.target as HTMLElement).closest(".tools, .legend, .legend-toggle")) return;
+      if ((ev.target as HTMLElement).closest(".tools, .legend, .legend-toggle, .zoom-note")) return;
       const [x, y] = local(ev);
       this.zoomAt(2, x, y);
     });
@@ -1174,6 +1215,8 @@ export class AtlasMap {
       presentMs: st?.presentMs ?? 0,
       view: this.view,
       zoom: this.zoomRel(),
+      maxZoom: this.maxZoom(),
+      zoomNote: this.zoomNote.hidden ? null : this.zoomNoteText.textContent,
       highlight: this.opts.highlight,
       selection: this.selection ? this.selection.length : 0,
       busy: this.renderer?.busy ?? false,

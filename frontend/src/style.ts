@@ -24,6 +24,9 @@ export const CSS = `
 .tip .m { color: #57606a; display: block; margin-top: 3px; }
 .tip .sw { display: inline-block; width: .75em; height: .75em; border-radius: 50%; margin-right: .35em; vertical-align: -.05em; }
 .tip .hint { color: #57606a; font-size: .9em; display: block; margin-top: 3px; }
+.zoom-note { position: absolute; left: 50%; bottom: calc(12px * var(--s, 1)); transform: translateX(-50%); z-index: 3; background: rgba(255,255,255,.95); border: 1px solid #c9d1d9; border-radius: 8px; padding: 6px 10px; color: #1f2328; font-size: calc(13.5px * var(--s, 1)); box-shadow: 0 2px 8px rgba(0,0,0,.08); white-space: nowrap; }
+.zoom-note button { font: inherit; color: #0969da; background: none; border: 0; padding: 0 0 0 4px; cursor: pointer; text-decoration: underline; }
+.zoom-note[hidden] { display: none; }
 .status { position: absolute; left: 50%; top: 50%; transform: translate(-50%, -50%); z-index: 2; background: rgba(255,255,255,.9); padding: 8px 14px; border-radius: 8px; color: #57606a; pointer-events: none; }
 .status.error { color: #b42318; border: 1px solid #f3b8b0; pointer-events: auto; }
 .legend { flex: 0 0 calc(225px * var(--s, 1)); height: 100%; display: flex; flex-direction: column; margin-left: 10px; border: 1px solid #e3e6ea; border-radius: 8px; background: #fff; min-width: 0; }

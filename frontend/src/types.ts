@@ -23,6 +23,7 @@ export interface Dataset {
   ink: string;
   name: string;
   synthetic: boolean;
+  spacing: number; // how close the closest papers lie (map units; 0: unknown): bounds the zoom
 }
 
 export const NO_TOPIC = 0xffff;
