@@ -494,3 +494,30 @@ def test_spread_is_zero_for_a_word_every_topic_uses_alike_and_large_for_one_topi
     bits = spread_bits(labels, presence, np.array(["everywhere", "privacy"], dtype=object), min_share=0.0)
     assert bits["everywhere"] == pytest.approx(0.0, abs=1e-9)
     assert bits["privacy"] == pytest.approx(2.0)  # log2 of four equally large topics
+
+
+@pytest.mark.real_model
+def test_ijcai_labels_are_used_by_their_papers_distinct_and_retrieve_their_topic(ijcai_root):
+    """Issue 20's label measures on the build of 1,603 labelled IJCAI papers (real model): most of
+    a topic's papers use its label's words, a large topic whose label few use is marked weak, no
+    label holds another's words, and each label, embedded, is nearest its own topic."""
+    from pipeline.cluster import centroids
+    from pipeline.embed import embed_texts
+    from pipeline.evaluate import label_scores
+    from pipeline.labels import is_weak
+
+    folder = artifacts.corpus_path(ijcai_root, "ijcai")
+    papers = artifacts.read_table(folder, schema.PAPERS).sort_values("row")
+    topics = artifacts.read_table(folder, schema.TOPICS).set_index("topic")
+    labels = papers["topic"].to_numpy()
+    names = topics["label"].to_dict()
+    ids, vectors = centroids(labels, artifacts.read_array(folder, schema.EMBEDDINGS))
+    embedded = embed_texts([names[int(t)] for t in ids], BuildConfig().embed, artifacts.cache_dir(ijcai_root)).vectors
+    scores = label_scores(names, labels, papers["model_text"].tolist(), label_vectors=embedded, centroids=vectors)
+    assert scores.weighted_coverage >= 0.6, scores.coverage
+    assert scores.contained == []
+    assert scores.retrieval >= 0.9
+    assert all(is_weak(topics.loc[t, "label_support"]) for t in scores.low_large), scores.low_large
+    # the stored support is the lower bound of the coverage measured here (on up to 250 papers)
+    for t in ids:
+        assert topics.loc[int(t), "label_support"] <= scores.coverage[int(t)] + 0.08, (names[int(t)], scores.coverage)
