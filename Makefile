@@ -78,6 +78,7 @@ lint: setup
 
 bench: setup
 	$(PY) benchmarks/bench_pipeline.py
+	$(PY) benchmarks/bench_ingest.py
 	$(PY) benchmarks/bench_app.py
 	$(PY) benchmarks/bench_store.py
 	$(PY) benchmarks/bench_ray.py
