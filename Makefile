@@ -11,7 +11,7 @@ HOST ?= 0.0.0.0
 .PHONY: run test test-emulated setup build browser share lint bench frontend clean help reference
 
 help:
-	@echo "make run    set up, build the bundled corpus if needed, start the dashboard on http://localhost:$(PORT)"
+	@echo "make run    set up, build the bundled corpus if needed, start the dashboard on http://127.0.0.1:$(PORT) (this machine only)"
 	@echo "make test   set up, then run the whole test suite (unit, end-to-end, browser)"
 	@echo "make test-emulated  the fast tests once more as on a generic x86-64 processor (numba, numpy SIMD)"
 	@echo "make share  serve the dashboard read-only to other machines on the network (EDITOR_TOKEN=... for editors)"
@@ -32,8 +32,11 @@ setup: $(VENV)/.installed
 build: setup
 	$(PY) -m pipeline --artifacts $(ARTIFACTS) build
 
+# This machine only (127.0.0.1): whoever reaches the editing app may upload files, start builds and
+# rename or merge topics. `make share` is the one way to serve others, read-only.
 run: build
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true \
+	@echo "serving on http://127.0.0.1:$(PORT) for this machine only (make share serves others, read-only)"
+	$(PY) -m streamlit run app.py --server.address 127.0.0.1 --server.port $(PORT) --server.headless true \
 		--browser.gatherUsageStats false -- --artifacts $(ARTIFACTS)
 
 # Serve the dashboard to other machines, read-only: no curation, no saved tours, no file written by
