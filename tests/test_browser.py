@@ -198,6 +198,11 @@ MAP = f"() => {CURRENT}.debug()"
 MAP_POINTS = f"() => {CURRENT}.screenPoints()"
 
 
+#: The map's view is the one in the address bar (after a zoom, the app reruns with it).
+VIEW_IN_URL = f"""() => {{ const v = {CURRENT}.debug().view;
+    return !!v && new URLSearchParams(location.search).get("view") === v.text; }}"""
+
+
 def on_map(tab: Tab, js: str):
     """Evaluate ``js`` (a function of the first map on the page) in the page."""
     return tab.page.evaluate(f"() => ({js})({CURRENT})")
@@ -288,6 +293,7 @@ def test_a_click_opens_the_dot_you_see(tab, papers):
         tab.open(f"/?corpus=small&topic={topic}")
         for _ in range(4):
             on_map(tab, "m => { m.zoomAt(0.5, m.w / 2, m.h / 2); }")  # zoom out: dots come together
+            tab.wait_for(VIEW_IN_URL)  # the rerun the new view asks for has begun, then settle
             tab.settle()
             points = tab.page.evaluate(MAP_POINTS)
             bright = [p for p in points if p["layer"] == 3]
