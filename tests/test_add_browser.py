@@ -59,7 +59,7 @@ def choose(tab: Tab, label: str, option: str) -> None:
             tab.page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
         except PlaywrightTimeout:
             continue
-        tab.wait_for_text('[data-testid="stMain"]', option)
+        tab.settle()
         return
     raise AssertionError(f"{option!r} never appeared in the list of {label!r}")
 
