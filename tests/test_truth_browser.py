@@ -149,8 +149,8 @@ def test_a_tour_being_assembled_survives_a_reload(browser, server, output_dir):
         tab.page.get_by_text("Add this view to the tour").click()
         tab.page.get_by_label("Note shown with this view").fill("Keywords that rose")
         tab.page.get_by_role("button", name="Add to the tour").click()
+        expect(tab.page.get_by_text("Add to the tour (1 step)")).to_have_count(1, timeout=60_000)  # its rerun ran
         tab.settle()
-        assert tab.page.get_by_text("Add to the tour (1 step)").count() == 1
         # the draft reaches local storage on the next render
         tab.wait_for("() => !!window.localStorage.getItem('abstract-atlas:tour-draft')")
         tab.page.reload()
