@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -341,67 +342,99 @@ class HashingEncoder(Encoder):
         return out
 
 
+#: Held while a model is exported and quantized, in the export's folder: builds started together
+#: (two command lines, the app's build queue and a command line) prepare it once, one after another.
+PREPARE_LOCK = ".prepare.lock"
+
+
 def export_onnx(model_path: Path, out_dir: Path, *, quantize: bool) -> Path:
     """Export a sentence-transformers BERT folder to ONNX (and optionally int8), no network needed.
+
+    Each file is written in a temporary folder beside it and renamed into place, under a file lock
+    (:data:`PREPARE_LOCK`): a process that finds the file can use it, and one that waits for the
+    lock finds the file its predecessor made. What a killed process left aside is removed by the
+    next one.
 
     Returns:
         Path of ``model.onnx`` (fp32) or ``model_int8.onnx``.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
     fp32 = out_dir / "model.onnx"
     int8 = out_dir / "model_int8.onnx"
-    if not fp32.exists():
-        import torch
-        from transformers import AutoModel
-        from transformers.utils import logging as hf_logging
+    wanted = int8 if quantize else fp32
+    if wanted.exists():
+        return wanted
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out_dir / PREPARE_LOCK)):
+        for stale in out_dir.glob(".tmp-*"):  # a killed export's: nobody else writes here now
+            shutil.rmtree(stale, ignore_errors=True)
+        if not fp32.exists():
+            _export_fp32(model_path, fp32)
+        if quantize and not int8.exists():
+            _quantize_int8(fp32, int8)
+    return wanted
 
-        hf_logging.disable_progress_bar()
 
-        model = AutoModel.from_pretrained(str(model_path), attn_implementation="eager")
-        model.eval()
+def _export_fp32(model_path: Path, fp32: Path) -> None:
+    import torch
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
 
-        class _KeywordInputs(torch.nn.Module):
-            # transformers 5 models take their inputs by keyword; torch.onnx passes them by position.
-            def __init__(self, inner):
-                super().__init__()
-                self.inner = inner
+    hf_logging.disable_progress_bar()
 
-            def forward(self, input_ids, attention_mask, token_type_ids):
-                return self.inner(
-                    input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-                ).last_hidden_state
+    model = AutoModel.from_pretrained(str(model_path), attn_implementation="eager")
+    model.eval()
 
-        dummy = torch.ones((2, 16), dtype=torch.long)
-        with tempfile.TemporaryDirectory(dir=out_dir) as tmp, _quiet():
-            tmp_path = Path(tmp) / "model.onnx"
-            with torch.no_grad():
-                torch.onnx.export(
-                    _KeywordInputs(model),
-                    (dummy, dummy, torch.zeros_like(dummy)),
-                    str(tmp_path),
-                    input_names=["input_ids", "attention_mask", "token_type_ids"],
-                    output_names=["token_embeddings"],
-                    dynamic_axes={
-                        "input_ids": {0: "batch", 1: "seq"},
-                        "attention_mask": {0: "batch", 1: "seq"},
-                        "token_type_ids": {0: "batch", 1: "seq"},
-                        "token_embeddings": {0: "batch", 1: "seq"},
-                    },
-                    opset_version=17,
-                    dynamo=False,
-                )
-            os.replace(tmp_path, fp32)
-    if not quantize:
-        return fp32
-    if not int8.exists():
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+    class _KeywordInputs(torch.nn.Module):
+        # transformers 5 models take their inputs by keyword; torch.onnx passes them by position.
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
 
-        tmp_int8 = out_dir / f".model_int8.{os.getpid()}.onnx"
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    dummy = torch.ones((2, 16), dtype=torch.long)
+    with tempfile.TemporaryDirectory(prefix=".tmp-", dir=fp32.parent) as tmp, _quiet():
+        tmp_path = Path(tmp) / "model.onnx"
+        with torch.no_grad():
+            torch.onnx.export(
+                _KeywordInputs(model),
+                (dummy, dummy, torch.zeros_like(dummy)),
+                str(tmp_path),
+                input_names=["input_ids", "attention_mask", "token_type_ids"],
+                output_names=["token_embeddings"],
+                dynamic_axes={
+                    "input_ids": {0: "batch", 1: "seq"},
+                    "attention_mask": {0: "batch", 1: "seq"},
+                    "token_type_ids": {0: "batch", 1: "seq"},
+                    "token_embeddings": {0: "batch", 1: "seq"},
+                },
+                opset_version=17,
+                dynamo=False,
+            )
+        os.replace(tmp_path, fp32)
+
+
+def _quantize_int8(fp32: Path, int8: Path) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with tempfile.TemporaryDirectory(prefix=".tmp-", dir=int8.parent) as tmp:
+        # quantize_dynamic writes "<input>-inferred.onnx" beside its input and deletes it: the input
+        # is linked into the temporary folder so that file is this process's own.
+        source = Path(tmp) / "model.onnx"
+        try:
+            os.link(fp32, source)
+        except OSError:
+            shutil.copyfile(fp32, source)
+        out = Path(tmp) / "model_int8.onnx"
         # per_channel: the per-tensor default drops cosine to the fp32 vectors to about 0.94.
         with _quiet():
-            quantize_dynamic(str(fp32), str(tmp_int8), weight_type=QuantType.QInt8, per_channel=True)
-        os.replace(tmp_int8, int8)
-    return int8
+            quantize_dynamic(str(source), str(out), weight_type=QuantType.QInt8, per_channel=True)
+        os.replace(out, int8)
 
 
 def onnx_model_path(params: EmbedParams, cache_dir: Path) -> Path | None:

@@ -40,7 +40,7 @@ from pipeline.readers import (
     read_bytes,
 )
 from pipeline.schema import INGEST_REPORT_COLUMNS
-from pipeline.titles import title_from_clean_text
+from pipeline.titles import derive_title
 
 __all__ = ["FORMATS", "PAPER_COLUMNS", "IngestResult", "InputInfo", "detect_format", "ingest"]
 
@@ -631,8 +631,8 @@ def _assemble(frame: pd.DataFrame, params: IngestParams) -> tuple[pd.DataFrame, 
     positions = np.flatnonzero(keep)
     derived = (frame["given_title"].fillna("").str.len() == 0).to_numpy()
     titles = [
-        title_from_clean_text(c) if d else t
-        for c, t, d in zip(frame["_clean"], frame["given_title"], derived, strict=True)
+        derive_title(a, clean=c) if d else t
+        for a, c, t, d in zip(frame["abstract"], frame["_clean"], frame["given_title"], derived, strict=True)
     ]
     model = []
     for k, (title, clean, is_derived) in enumerate(zip(titles, frame["_clean"], derived, strict=True)):

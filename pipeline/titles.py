@@ -5,6 +5,10 @@ a differential testing system for ..." gives "nnTrace: differential testing syst
 else the object of its "we propose a ..." sentence, else its shortened first sentence. Titles are
 at most ``max_words`` words (plus the name), cut at a word boundary with "…", with no trailing
 period.
+
+Short inline formulas are kept as plain text ("evaluation on $\\mathcal{D}$ is ..." gives
+"Evaluation on D is ..."): ``clean_text`` removes all math, which is right for the model but
+leaves a hole in a sentence that a title would show.
 """
 
 from __future__ import annotations
@@ -104,6 +108,54 @@ _BOILERPLATE = re.compile(
     r"(?:(?:the|a)\s+(?:problem|task|question|setting|challenge)\s+of\s+)?",
     re.IGNORECASE,
 )
+
+
+# Inline math ($...$ or \\(...\\)), not $$...$$ display math nor an escaped dollar.
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$]{1,80}?)(?<!\\)\$(?!\$)|\\\((.{1,80}?)\\\)")
+_MATH_FONT = re.compile(
+    r"\\(?:math(?:cal|bf|rm|bb|it|sf|tt|frak|scr)|text(?:tt|bf|it|rm|sf)?|operatorname|boldsymbol|bm)\s*\{([^{}]*)\}"
+)
+_MATH_SYMBOLS = {
+    **dict(
+        zip(
+            "alpha beta gamma delta epsilon varepsilon zeta eta theta kappa lambda mu nu xi pi rho sigma tau phi"
+            " varphi chi psi omega Gamma Delta Theta Lambda Pi Sigma Phi Psi Omega".split(),
+            "αβγδεεζηθκλμνξπρστφφχψωΓΔΘΛΠΣΦΨΩ",
+            strict=True,
+        )
+    ),
+    "ell": "ℓ", "infty": "∞", "log": "log", "exp": "exp", "times": "×", "cdot": "·", "leq": "≤", "le": "≤",
+    "geq": "≥", "ge": "≥", "approx": "≈", "neq": "≠", "in": "∈", "to": "→", "sim": "~", ",": " ", ";": " ",
+}  # fmt: skip
+_MATH_COMMAND = re.compile(r"\\([A-Za-z]+|[,;])")
+#: A formula is kept in a title when its plain form is at most this long (longer ones are dropped).
+_MAX_PLAIN_MATH = 24
+
+
+def _plain_formula(m: re.Match) -> str:
+    body = m.group(1) if m.group(1) is not None else m.group(2)
+    if body != body.strip():  # "$5 and $6": two prices, not a formula
+        return m.group(0)
+    for _ in range(3):
+        body = _MATH_FONT.sub(r"\1", body)
+    body = _MATH_COMMAND.sub(lambda c: _MATH_SYMBOLS.get(c.group(1), c.group(0)), body)
+    body = " ".join(body.split())
+    if not body or len(body) > _MAX_PLAIN_MATH or len(body.split()) > 3 or any(c in body for c in "\\{}$"):
+        return m.group(0)  # not a short plain formula: clean_text removes it
+    return body
+
+
+def plain_math(text: str) -> str:
+    """``text`` with each short inline formula written as plain text (``$\\mathcal{D}$`` -> ``D``,
+    ``$O(\\log T)$`` -> ``O(log T)``, ``$\\epsilon$`` -> ``ε``); other math is left as it is."""
+    if "$" not in text and "\\(" not in text:
+        return text
+    return _INLINE_MATH.sub(_plain_formula, text)
+
+
+def _capitalise(text: str) -> str:
+    # A Latin first letter only: "ε-greedy" must not become "Ε-greedy" (another symbol).
+    return text[:1].upper() + text[1:] if text[:1].isascii() else text
 
 
 def _sentences(text: str) -> list[str]:
@@ -229,7 +281,7 @@ def _object_title(sentences: list[str], max_words: int) -> str | None:
             continue
         desc = _describe(m.group("desc"), max_words, min_words=4)
         if desc and desc.split()[0].lower() not in _NOT_NAMES and not _CONTEXT_WORDS.search(desc):
-            return desc[0].upper() + desc[1:]
+            return _capitalise(desc)
     return None
 
 
@@ -250,15 +302,18 @@ def _first_sentence_title(sentences: list[str], max_words: int) -> str:
                 sentence = sentence[: m.start()]
                 break
     title = _fit(sentence.strip(), max_words)
-    return title[0].upper() + title[1:] if title else title
+    return _capitalise(title)
 
 
-def derive_title(abstract: str, *, max_words: int = 12) -> str:
+def derive_title(abstract: str, *, max_words: int = 12, clean: str | None = None) -> str:
     """A short display title derived from an abstract.
 
     Args:
-        abstract: the abstract as given (LaTeX, HTML and URLs are removed first).
+        abstract: the abstract as given (short formulas become plain text, then LaTeX, HTML and
+            URLs are removed).
         max_words: longest title in words, not counting a named contribution's name.
+        clean: ``clean_text(abstract)`` when the caller has it already; used as it is unless the
+            abstract has a formula to keep (saves cleaning it twice).
 
     Returns:
         "NAME: description" when the abstract introduces a named system, method or benchmark;
@@ -266,7 +321,14 @@ def derive_title(abstract: str, *, max_words: int = 12) -> str:
         boilerplate such as "In this paper, we". No trailing period; "…" marks a cut. Empty
         only for an abstract with no text.
     """
-    return title_from_clean_text(clean_text(abstract), max_words=max_words)
+    if clean is None:
+        clean = clean_text(abstract)
+    if not clean:  # nothing but markup ("$x$"): no title
+        return ""
+    plain = plain_math(abstract)
+    if plain != abstract:
+        clean = clean_text(plain)
+    return title_from_clean_text(clean, max_words=max_words)
 
 
 def title_from_clean_text(text: str, *, max_words: int = 12) -> str:

@@ -47,10 +47,21 @@ def main_text(tab: Tab) -> str:
 
 
 def choose(tab: Tab, label: str, option: str) -> None:
-    """Pick ``option`` in the select box labelled ``label``."""
-    tab.page.get_by_label(label, exact=True).click()
-    tab.page.get_by_role("option", name=option, exact=True).click()
-    tab.settle()
+    """Pick ``option`` in the select box labelled ``label`` (in the main area), until it shows it:
+    a rerun that redraws the box closes its open list, so the list is opened again then."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = tab.page.locator('[data-testid="stMain"]').get_by_label(label, exact=True)
+    for _ in range(5):
+        tab.settle()
+        box.click()
+        try:
+            tab.page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
+        except PlaywrightTimeout:
+            continue
+        tab.settle()
+        return
+    raise AssertionError(f"{option!r} never appeared in the list of {label!r}")
 
 
 def wait_for_text(tab: Tab, pattern: str, timeout: float = 120) -> str:
@@ -70,7 +81,7 @@ def test_upload_map_the_columns_build_and_open_the_map(tab, browser, server, roo
     slides.write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3 binary")
     tab.open("/add")
     tab.page.locator('[data-testid="stMain"] input[type="file"]').set_input_files([spreadsheet, slides])
-    tab.settle()
+    tab.wait_for_text('[data-testid="stMain"]', "This file will be left out.")  # the preview ran
     text = main_text(tab)
     assert "slides.pdf: expected text (text), found a PDF document (extract its text first)." in text
     assert "This file will be left out." in text
@@ -119,9 +130,8 @@ def test_cancelling_a_build_leaves_the_corpus_as_it_was(tab, root, tmp_path, out
     more.write_bytes(unusual_csv(new_rows(80)[40:]).replace(b"Headline,Paper Body,Yr", b"title,abstract,year", 1))
     tab.open("/add")
     tab.page.locator('[data-testid="stMain"] input[type="file"]').set_input_files([more])
-    tab.settle()
     tab.page.get_by_text("Add them to a corpus").click()
-    tab.settle()
+    tab.page.locator('[data-testid="stMain"]').get_by_label("Corpus", exact=True).wait_for()  # that choice's box
     choose(tab, "Corpus", "small")
     tab.page.get_by_text("Find the topics again from scratch").click()  # a full fit: long enough to cancel
     tab.settle()

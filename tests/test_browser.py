@@ -84,6 +84,22 @@ def server(small_artifacts, output_dir) -> Iterator[str]:
         yield base
 
 
+#: True once the page has been ready at four polls in a row (the count lives in the page).
+SETTLED = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const main = document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]');
+    const busy = document.querySelector('[data-testid="stSkeleton"], [data-testid="stStatusWidget"], [data-stale="true"]');
+    const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'));
+    const maps = (window.__atlasMaps || []).filter(m => m.el.isConnected);
+    const ready = !!app && app.dataset.testScriptState === "notRunning"
+        && app.dataset.testConnectionState === "CONNECTED"
+        && !!main && !busy && charts.every(c => c.querySelector('.main-svg'))
+        && maps.every(m => m.el.dataset.drawn && !m.debug().busy);
+    window.__atlasSettled = ready ? (window.__atlasSettled || 0) + 1 : 0;
+    return window.__atlasSettled >= 4;
+}"""
+
+
 class Tab:
     """A fresh browser session (its own Streamlit session) that records console errors and dialogs."""
 
@@ -114,24 +130,30 @@ class Tab:
         self.settle()
 
     def settle(self, timeout: float = 60) -> None:
-        """Wait until the app has rendered: no skeletons, no running script, charts and maps drawn."""
-        stable, deadline = 0, time.time() + timeout
-        while time.time() < deadline:
-            ready = self.page.evaluate(
-                """() => {
-                const main = document.querySelector('[data-testid="stMain"] [data-testid="stElementContainer"]');
-                const busy = document.querySelector('[data-testid="stSkeleton"], [data-testid="stStatusWidget"]');
-                const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'));
-                const maps = (window.__atlasMaps || []).filter(m => m.el.isConnected);
-                return !!main && !busy && charts.every(c => c.querySelector('.main-svg'))
-                    && maps.every(m => m.el.dataset.drawn && !m.debug().busy);
-            }"""
-            )
-            stable = stable + 1 if ready else 0
-            if stable >= 4:
-                return
-            time.sleep(0.25)
-        raise AssertionError(f"page did not settle: {self.page.url}")
+        """Wait until the app has rendered: its script run finished (Streamlit's own
+        ``data-test-script-state``), no element left over from an earlier run (``data-stale``), no
+        skeletons, charts and maps drawn; and still so at four checks in a row, 250 ms apart (a
+        rerun a click asked for may start a moment later). A condition, not a time: a busy machine
+        only makes it take longer. Wait first for what the action must show (``wait_for_text``),
+        so that a rerun that has not started yet is not taken for one that has finished."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            self.page.wait_for_function(SETTLED, polling=250, timeout=timeout * 1000)
+        except PlaywrightTimeout:
+            raise AssertionError(f"page did not settle: {self.page.url}") from None
+
+    def wait_for(self, js: str, *, arg=None, timeout: float = 60) -> None:
+        """Wait until the page function ``js`` returns something truthy (Playwright polls it)."""
+        self.page.wait_for_function(js, arg=arg, timeout=timeout * 1000)
+
+    def wait_for_text(self, selector: str, text: str, *, timeout: float = 60) -> None:
+        """Wait until the first element matching ``selector`` contains ``text``, then settle."""
+        self.wait_for(
+            "([sel, text]) => { const e = document.querySelector(sel); return !!e && e.innerText.includes(text); }",
+            arg=[selector, text], timeout=timeout,
+        )  # fmt: skip
+        self.settle(timeout)
 
     def url(self) -> str:
         """The address bar (``page.url`` can lag behind Streamlit's ``history.pushState``)."""
@@ -141,16 +163,20 @@ class Tab:
         return parse_qs(urlsplit(self.url()).query)
 
     def wait_for_url(self, pattern: str, timeout: float = 30) -> None:
-        deadline = time.time() + timeout
-        while not re.search(pattern, self.url()):
-            if time.time() > deadline:
-                raise AssertionError(f"address bar is {self.url()}, expected {pattern}")
-            time.sleep(0.1)
+        """Wait until the address bar matches ``pattern`` (a regular expression both Python and
+        JavaScript read alike)."""
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            self.wait_for("(p) => new RegExp(p).test(location.href)", arg=pattern, timeout=timeout)
+        except PlaywrightTimeout:
+            raise AssertionError(f"address bar is {self.url()}, expected {pattern}") from None
 
     def shot(self, output_dir: Path, name: str, full: bool = False) -> None:
         if full:  # Streamlit scrolls inside its own container: grow the window instead
             self.page.set_viewport_size({"width": self.page.viewport_size["width"], "height": 2200})
-            time.sleep(1.0)
+            self.wait_for("() => window.innerHeight === 2200")
+            self.settle()  # charts and the map redraw at the new size
         self.page.screenshot(path=str(output_dir / f"{name}.png"))
 
     def xss_fired(self) -> bool:
@@ -170,6 +196,11 @@ def papers(small_artifacts) -> pd.DataFrame:
 CURRENT = "window.__atlasMaps.filter(m => m.el.isConnected)[0]"
 MAP = f"() => {CURRENT}.debug()"
 MAP_POINTS = f"() => {CURRENT}.screenPoints()"
+
+
+#: The map's view is the one in the address bar (after a zoom, the app reruns with it).
+VIEW_IN_URL = f"""() => {{ const v = {CURRENT}.debug().view;
+    return !!v && new URLSearchParams(location.search).get("view") === v.text; }}"""
 
 
 def on_map(tab: Tab, js: str):
@@ -262,6 +293,7 @@ def test_a_click_opens_the_dot_you_see(tab, papers):
         tab.open(f"/?corpus=small&topic={topic}")
         for _ in range(4):
             on_map(tab, "m => { m.zoomAt(0.5, m.w / 2, m.h / 2); }")  # zoom out: dots come together
+            tab.wait_for(VIEW_IN_URL)  # the rerun the new view asks for has begun, then settle
             tab.settle()
             points = tab.page.evaluate(MAP_POINTS)
             bright = [p for p in points if p["layer"] == 3]
@@ -318,8 +350,9 @@ def test_the_view_and_zoom_go_into_the_url_and_a_copied_link_reopens_them(tab, b
     cx, cy = box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.6
     tab.page.mouse.move(cx, cy)
     for _ in range(4):
+        zoom = tab.page.evaluate(MAP)["zoom"]
         tab.page.mouse.wheel(0, -240)
-        time.sleep(0.05)
+        tab.wait_for(f"(z) => {CURRENT}.debug().zoom > z", arg=zoom)  # this step zoomed in
     tab.page.mouse.move(cx, cy)
     tab.page.mouse.down()
     tab.page.mouse.move(cx + 60, cy - 40, steps=6)

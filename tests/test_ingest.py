@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -530,19 +528,17 @@ def test_same_file_name_in_two_folders_is_told_apart(tmp_path):
 # --- scale --------------------------------------------------------------------------------------
 
 
-def test_progress_and_speed(tmp_path):
+def test_progress_counts_every_row(tmp_path):
+    # Its speed (against pandas.read_csv of the same file) is measured in benchmarks/bench_ingest.py.
     rng = np.random.default_rng(1)
     vocab = np.array([f"term{i}" for i in range(3000)])
     rows = [[str(i), f"Title {i}", " ".join(rng.choice(vocab, 150))] for i in range(3000)]
     path = write(tmp_path, "big.csv", csv_of(rows))
     calls = []
-    start = time.perf_counter()
     result = ingest([path], progress=lambda done, total: calls.append((done, total)))
-    elapsed = time.perf_counter() - start
     assert len(result.papers) == 3000
     assert calls[-1] == (3000, 3000) and all(t == 3000 for _, t in calls)
-    # About 0.4 s on an idle core (the 18,682-paper NeurIPS file takes about 2 s).
-    assert elapsed < (6.0 if os.environ.get("CI") else 4.0)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
 # --- never a traceback ----------------------------------------------------------------------------
@@ -613,7 +609,7 @@ BEFORE_STREAMING = {
     "ijcai_labelled": (1603, "7b960afdbd1f8ee8", "4f53cda18c2baa0c"),
     "inputs_all": (39, "16ef290ee0fe788f", "ec00f4217ac251c8"),  # duplicates across six formats
     "small_twice": (140, "66927e3cd4b51112", "5668f9456a747216"),
-    "bundled": (38, "45112a562eeca40c", "4f53cda18c2baa0c"),
+    "bundled": (38, "44ae555125966b7c", "4f53cda18c2baa0c"),  # paper 000: a title without a hole (issue 19)
 }
 
 

@@ -92,8 +92,11 @@ def test_ctfidf_words_are_the_keywords_of_the_build(small_artifacts):
     manifest = artifacts.read_manifest(folder)
     dt = doc_terms(papers["model_text"].tolist(), min_df=manifest["params"]["represent"]["min_df"])
     words = ctfidf_words(papers["topic"].to_numpy(), dt, 10)
-    same = [set(w for w, _ in words[t]) == set(k) for t, k in zip(topics["topic"], topics["keywords"], strict=True)]
-    assert np.mean(same) >= 0.8  # BERTopic joins a topic's papers: a rare two-word term may span two
+    # The build's c-TF-IDF sums the papers' own term counts (represent.py), as ctfidf_words does:
+    # the same words in the same order, with the same weights, for every topic.
+    for topic, keywords, weights in zip(topics["topic"], topics["keywords"], topics["keyword_weights"], strict=True):
+        assert [w for w, _ in words[topic]] == list(keywords), topic
+        np.testing.assert_allclose([s for _, s in words[topic]], weights, rtol=1e-5, err_msg=str(topic))
 
 
 def test_cli_evaluate_writes_markdown_and_json_for_a_built_corpus(small_artifacts, tmp_path, capsys):

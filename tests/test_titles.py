@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -102,12 +103,34 @@ def test_first_seed_title_reads_like_the_paper(seed_titles):
         ),
         (
             "As models grow, evaluation on $\\mathcal{D}$ is expensive and noisy for every benchmark we know.",
-            "Evaluation on is expensive and noisy for every benchmark we know",
+            "Evaluation on D is expensive and noisy for every benchmark we know",
+        ),
+        (
+            "In practice, $\\epsilon$-greedy exploration has $O(\\log T)$ regret on $k$-armed bandits.",
+            "ε-greedy exploration has O(log T) regret on k-armed bandits",
         ),
     ],
 )
 def test_derived_title_examples(abstract, expected):
     assert derive_title(abstract) == expected
+
+
+def test_a_long_formula_is_left_out_and_prices_are_not_formulas():
+    long = "Evaluation of $\\sum_{i=1}^{n} \\tilde{f}(x_i)/n$ is expensive."
+    assert "sum" not in derive_title(long) and "\\" not in derive_title(long)
+    assert derive_title("Training costs $5 and $6 per hour on a rented machine.") == (
+        "Training costs 6 per hour on a rented machine"
+    )
+
+
+def test_ingest_derives_the_same_title(tmp_path):
+    """Ingest hands its cleaned text to ``derive_title``; a formula in the abstract still shows."""
+    from pipeline.ingest import ingest
+
+    abstract = "As models grow, evaluation on $\\mathcal{D}$ is expensive and noisy for every benchmark we know."
+    path = tmp_path / "papers.jsonl"
+    path.write_text(json.dumps({"abstract": abstract}) + "\n", encoding="utf-8")
+    assert ingest([path]).papers["title"].tolist() == [derive_title(abstract)]
 
 
 def test_long_first_sentence_is_cut_at_a_word_boundary():

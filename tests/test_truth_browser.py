@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, quote_plus, urlsplit
 
 import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 from explorer import data, state, tours
 from pipeline import artifacts, schema
@@ -60,17 +60,14 @@ def _font(tab: Tab, selector: str) -> float:
     return tab.page.evaluate(f"() => parseFloat(getComputedStyle(document.querySelector({selector!r})).fontSize)")
 
 
+CHART_FONTS = """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot'))
+                     .filter(gd => gd._fullLayout).map(gd => gd._fullLayout.font.size)"""
+
+
 def _chart_fonts(tab: Tab, timeout: float = 30) -> list[float]:
     """The base font size of every plotly chart on the page, as drawn (waiting for the first one)."""
-    deadline = time.time() + timeout
-    while True:
-        sizes = tab.page.evaluate(
-            """() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot'))
-                     .filter(gd => gd._fullLayout).map(gd => gd._fullLayout.font.size)"""
-        )
-        if sizes or time.time() > deadline:
-            return sizes
-        time.sleep(0.3)
+    tab.wait_for(f"() => ({CHART_FONTS})().length > 0", timeout=timeout)
+    return tab.page.evaluate(CHART_FONTS)
 
 
 def _truncated_buttons(tab: Tab) -> list[str]:
@@ -82,11 +79,13 @@ def _truncated_buttons(tab: Tab) -> list[str]:
     )
 
 
+#: Whether the element of a selector is near the top of the window (a page function).
+IN_VIEW = """(selector) => { const e = document.querySelector(selector); if (!e) return false;
+                const r = e.getBoundingClientRect(); return r.top >= -2 && r.top < window.innerHeight * 0.5; }"""
+
+
 def _in_view(tab: Tab, selector: str) -> bool:
-    return tab.page.evaluate(
-        f"""() => {{ const e = document.querySelector({selector!r}); if (!e) return false;
-                   const r = e.getBoundingClientRect(); return r.top >= -2 && r.top < window.innerHeight * 0.5; }}"""
-    )
+    return tab.page.evaluate(IN_VIEW, selector)
 
 
 def test_present_mode_on_a_projector(browser, server, corpus, output_dir):
@@ -105,14 +104,11 @@ def test_present_mode_on_a_projector(browser, server, corpus, output_dir):
         # a click in the table focuses the grid; the arrow keys still turn the slides
         box = tab.page.locator('[data-testid="stDataFrame"]').first.bounding_box()
         tab.page.mouse.click(box["x"] + 160, box["y"] + 60)
-        time.sleep(0.5)
-        focused = tab.page.evaluate(
-            "() => document.activeElement && document.activeElement.closest('[data-testid=\"stDataFrame\"]') !== null"
-        )
-        assert focused  # the grid has the keyboard now
+        # the grid has the keyboard now
+        tab.wait_for("() => document.activeElement?.closest('[data-testid=\"stDataFrame\"]') != null")
         tab.page.keyboard.press("ArrowRight")
         tab.wait_for_url(r"step=2")
-        tab.settle()
+        tab.wait_for_text(".st-key-tour_note", "step 2 of 3")  # step 2 drawn, its run finished
         assert tab.page.locator('[data-testid="stDataFrame"]').count() == 0  # no 59-row table first
         assert f"Topic {topic} · {label}" in tab.page.locator("h2").first.inner_text()
         assert _in_view(tab, "#topic")
@@ -121,11 +117,8 @@ def test_present_mode_on_a_projector(browser, server, corpus, output_dir):
         tab.shot(output_dir, "truth-present-topic-1400x900")
         tab.page.keyboard.press("ArrowRight")
         tab.wait_for_url(r"/trends\?.*step=3")
-        tab.settle()
-        deadline = time.time() + 10
-        while not _in_view(tab, "#emerging") and time.time() < deadline:
-            time.sleep(0.2)
-        assert _in_view(tab, "#emerging")  # the step points at a section
+        tab.wait_for_text(".st-key-tour_note", "step 3 of 3")
+        tab.wait_for(f"() => ({IN_VIEW})('#emerging')")  # the step points at a section
         bar = tab.page.locator(".st-key-tour_bar").bounding_box()
         assert bar["y"] >= -1 and bar["y"] + bar["height"] <= PROJECTOR[1] / 2  # the note stays on screen
         assert "Trends: emerging and declining" in tab.page.locator(".st-key-tour_note").inner_text()
@@ -156,15 +149,13 @@ def test_a_tour_being_assembled_survives_a_reload(browser, server, output_dir):
         tab.page.get_by_text("Add this view to the tour").click()
         tab.page.get_by_label("Note shown with this view").fill("Keywords that rose")
         tab.page.get_by_role("button", name="Add to the tour").click()
+        expect(tab.page.get_by_text("Add to the tour (1 step)")).to_have_count(1, timeout=60_000)  # its rerun ran
         tab.settle()
-        assert tab.page.get_by_text("Add to the tour (1 step)").count() == 1
-        time.sleep(1.0)  # the draft reaches local storage on the next render
+        # the draft reaches local storage on the next render
+        tab.wait_for("() => !!window.localStorage.getItem('abstract-atlas:tour-draft')")
         tab.page.reload()
         tab.settle()
-        deadline = time.time() + 15
-        while tab.page.get_by_text("Add to the tour (1 step)").count() == 0 and time.time() < deadline:
-            time.sleep(0.3)
-        assert tab.page.get_by_text("Add to the tour (1 step)").count() == 1
+        expect(tab.page.get_by_text("Add to the tour (1 step)")).to_have_count(1, timeout=15_000)
         tab.page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Tours").click()
         tab.wait_for_url(r"/tour\?")
         tab.settle()
@@ -184,7 +175,12 @@ def test_enter_in_the_keyword_picker_picks_the_best_match(tab, corpus):
     picker = tab.page.locator('[data-testid="stMain"] [data-testid="stMultiSelect"] input').first
     picker.click()
     picker.type(term)
-    time.sleep(0.5)
+    # the list has been filtered by what was typed: the term itself comes first
+    tab.wait_for(
+        """(term) => { const o = document.querySelector('[role="option"]');
+                       return !!o && o.innerText.toLowerCase().includes(term.toLowerCase()); }""",
+        arg=term,
+    )
     matches = tab.page.locator('[role="option"]').all_inner_texts()
     assert len(matches) >= 1 and not any("matches" in m.lower() for m in matches)
     tab.page.keyboard.press("Enter")
