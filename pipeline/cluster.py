@@ -103,9 +103,11 @@ def uses_projection(params: ClusterParams) -> bool:
 def resolve_params(params: ClusterParams, n: int) -> ResolvedClusterParams:
     """Fill in the size-dependent defaults for a corpus of ``n`` papers.
 
-    HDBSCAN looks for small dense "micro" topics (``min_cluster_size`` about sqrt(n)/5), which
-    are then merged down to :func:`target_topics`; see benchmarks/results/clustering-tuning.md.
-    ``method="auto"`` is the graph clustering.
+    ``method="auto"`` is the graph clustering from :data:`AUTO_GRAPH_MIN` papers and Ward on the
+    embeddings below; every method merges to :func:`target_topics` (``n_topics``). The HDBSCAN
+    values (``min_cluster_size`` about sqrt(n)/5 for its small dense "micro" topics, see
+    benchmarks/results/clustering-tuning.md) and ``smooth_k`` are resolved for every method and
+    stored in the manifest; only ``hdbscan`` uses the first two.
     """
     mcs = params.min_cluster_size or max(2, round(math.sqrt(n) / 5))
     ms = params.min_samples or max(1, round(mcs / 2))
@@ -270,15 +272,18 @@ def cluster(
     """Cluster the papers into topics.
 
     ``graph`` (the default, see :func:`graph_topics`): consensus micro topics of the kNN graph,
-    merged by the agreement of ``runs`` Leiden runs. ``hdbscan``: dense micro topics in the UMAP
-    projection, merged by average linkage on the cosine of their mean embeddings. In both, papers
-    left out (border papers, HDBSCAN's noise) go to the most similar merged topic (flagged in
-    ``raw_outlier``) and one round of kNN majority vote smooths the borders. Measured against
-    alternatives in benchmarks/results/stability.md and clustering-tuning.md.
+    merged by the agreement of ``runs`` Leiden runs, then :data:`REFINE_STEPS` k-means step(s)
+    (:func:`refine`). ``ward``: Ward on the embeddings (``auto`` below :data:`AUTO_GRAPH_MIN`
+    papers). ``hdbscan``: dense micro topics in the ``cluster_dims``-d UMAP projection, merged by
+    average linkage on the cosine of their mean embeddings. ``agglomerative``: Ward on the 2-d map.
+    Papers left out (border papers, HDBSCAN's noise) go to the most similar merged topic (flagged
+    in ``raw_outlier``) and one round of kNN majority vote smooths the borders. Measured against
+    alternatives in benchmarks/results/stability.md, clustering-tuning.md and EVALUATION.md.
 
     Args:
-        points: float32 ``(n, d)`` UMAP projection (``hdbscan`` and ``agglomerative`` only; None
-            for ``graph``, which does not use it).
+        points: float32 ``(n, d)`` the projection: UMAP ``cluster_dims``-d for ``hdbscan``, the
+            2-d map for ``agglomerative`` (``Projection.cluster``); None for ``graph`` and
+            ``ward``, which do not use it.
         embeddings: float32 ``(n, dim)`` normalised embeddings (centroids for outliers and merging).
         params: clustering settings; size-dependent ones are resolved from ``n``.
         knn: int ``(n, k)`` nearest neighbours in embedding space, self first (the graph, and

@@ -241,7 +241,7 @@ class UmapParams(_Checked):
     Attributes:
         n_neighbors: size of the shared cosine kNN graph (capped at n - 1); None adapts: 15 up to
             9,000 papers, rising to 30 at 18,000 (steadier topics on large corpora).
-        cluster_dims: dimensions of the clustering projection.
+        cluster_dims: dimensions of the clustering projection (the ``hdbscan`` method only).
         min_dist_cluster: 0 packs clusters tightly, which helps density clustering.
         min_dist_map: a little spread so that points on the map do not sit on top of each other.
         n_epochs: None lets UMAP choose (200 above 10,000 points, else 500).
