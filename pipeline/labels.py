@@ -572,6 +572,21 @@ def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min
 
     cands = _candidates(terms, depth=40, min_papers=min_papers, text=text)
     phrases = [t for t, _ in cands if " " in t]
+    # one candidate per set of words, written as the topic's papers write it most often
+    # ("equations" rather than "equation"), with the best score of its forms
+    forms: dict[frozenset[str], list[tuple[str, float]]] = {}
+    for term, score in cands:
+        group = forms.setdefault(frozenset(_stems(term)), [])
+        group.append((term, score))
+        if " " not in term:  # its other number, as the papers write it
+            other = term[:-1] if term.endswith("s") and not term.endswith("ss") else term + "s"
+            if _stems(other) == _stems(term) and f" {other} " in text.text:
+                group.append((other, score))
+    cands = [
+        (max(group, key=lambda ts: (text.text.count(f" {ts[0]} "), ts[1], ts[0]))[0], max(sc for _, sc in group))
+        for group in forms.values()
+    ]
+    cands.sort(key=lambda ts: (-ts[1], ts[0]))
     out = []
     for term, score in cands:
         if " " not in term and any(_abbreviates(term, p) for p in phrases):
