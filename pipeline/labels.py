@@ -89,8 +89,10 @@ PHRASE_BONUS = 0.02
 #: How much the topic's representations' own ranking (c-TF-IDF, KeyBERT, MMR) counts beside it.
 RELEVANCE_WEIGHT = 0.05
 #: An option that retrieves its own topic (embedded, nearest to its topic's centroid) is preferred
-#: to a better-covering one that does not, down to this much less coverage.
+#: to a better-ranked one that does not, down to this much less in the ranking.
 RETRIEVAL_SLACK = 0.15
+#: At most this many of those options per topic are embedded and tried.
+RETRIEVAL_OPTIONS = 12
 #: Papers of the corpus read for the background rates (evenly spread).
 BACKGROUND_SAMPLE = 20_000
 
@@ -565,6 +567,18 @@ class _Scorer:
         return 0.0 if coverage <= 0 else (1 + b2) * precision * coverage / (b2 * precision + coverage)
 
 
+def _number(forms: list[tuple[str, float]], text: _Text) -> str:
+    """A word in the plural when its papers use the plural at least a third as often as the singular
+    ("graphs", "images": a label names a kind of work), else as the best-scored form ("privacy",
+    "optimization")."""
+    best = max(forms, key=lambda ts: (ts[1], ts[0]))[0]
+    plural = next((t for t, _ in forms if t.endswith("s") and not t.endswith("ss")), None)
+    singular = next((t for t, _ in forms if t != plural), None)
+    if plural is None or singular is None:
+        return best
+    return plural if 3 * text.text.count(f" {plural} ") >= text.text.count(f" {singular} ") else singular
+
+
 def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min_papers: int) -> list[_Part]:
     """The topic's candidates with their coverage and lift, best first; only distinctive ones
     (lift at least ``min_lift``) when the background is known."""
@@ -572,8 +586,9 @@ def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min
 
     cands = _candidates(terms, depth=40, min_papers=min_papers, text=text)
     phrases = [t for t, _ in cands if " " in t]
-    # one candidate per set of words, written as the topic's papers write it most often
-    # ("equations" rather than "equation"), with the best score of its forms
+    # one candidate per set of words, with the best score of its forms: a word in the plural when
+    # the papers use it ("graphs", "equations": a label names a kind of work), a phrase as written
+    # most often
     forms: dict[frozenset[str], list[tuple[str, float]]] = {}
     for term, score in cands:
         group = forms.setdefault(frozenset(_stems(term)), [])
@@ -583,7 +598,12 @@ def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min
             if _stems(other) == _stems(term) and f" {other} " in text.text:
                 group.append((other, score))
     cands = [
-        (max(group, key=lambda ts: (text.text.count(f" {ts[0]} "), ts[1], ts[0]))[0], max(sc for _, sc in group))
+        (
+            _number(group, text)
+            if " " not in group[0][0]
+            else max(group, key=lambda ts: (text.text.count(f" {ts[0]} "), ts[1], ts[0]))[0],
+            max(sc for _, sc in group),
+        )
         for group in forms.values()
     ]
     cands.sort(key=lambda ts: (-ts[1], ts[0]))
@@ -709,6 +729,11 @@ def _old_options(cands: list[tuple[str, float]]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _near_best(options: list[_Option]) -> list[_Option]:
+    """The options ranked within :data:`RETRIEVAL_SLACK` of the best, best first."""
+    return [o for o in options if o.rank >= options[0].rank - RETRIEVAL_SLACK] if options else []
+
+
 def _free(label: str, taken: Sequence[str], taken_keys: set) -> bool:
     return label not in taken and _key(label) not in taken_keys and not any(contains(label, t) for t in taken)
 
@@ -743,9 +768,7 @@ def label_for(
         if _free(o.label, taken, taken_keys)
     ]
     if options and retrieves is not None:
-        best = options[0].rank
-        near = [o for o in options if o.rank >= best - RETRIEVAL_SLACK]
-        hit = next((o for o in near if retrieves(o.label)), None)
+        hit = next((o for o in _near_best(options)[:RETRIEVAL_OPTIONS] if retrieves(o.label)), None)
         if hit is not None:
             return hit.label
     if options:
@@ -794,7 +817,9 @@ def label_topics(
     options = {t: topic_options(topics[t], text=texts[t], background=background, total=total) for t in ids}
     retrieves: dict[int, Callable[[str], bool]] = {}
     if embed is not None and centroids is not None and len(ids) > 1:
-        flat = sorted({o.label for opts in options.values() for o in opts})
+        # only the options a topic may take for retrieving it: near its best, a few at most (each is
+        # embedded; at hundreds of topics all of them would cost minutes)
+        flat = sorted({o.label for opts in options.values() for o in _near_best(opts)[:RETRIEVAL_OPTIONS]})
         nearest: dict[str, int] = {}
         if flat:
             vectors = np.asarray(embed(flat), dtype=np.float64)
