@@ -758,15 +758,20 @@ def label_for(
         background: the corpus's rates (:class:`Background`) for the lift; None: no lift check.
         total: papers in the corpus (with ``terms.size``, the topic's share).
         retrieves: whether a label, embedded, is nearest to this topic's centroid; options that do
-            are preferred down to :data:`RETRIEVAL_SLACK` less coverage.
+            are preferred down to :data:`RETRIEVAL_SLACK` less in the ranking.
+        options: :func:`topic_options` already computed.
+
+    A label shares a word with the topic's top keywords where any option does: the page shows
+    both, and a label that none of its keywords echo reads as another topic's.
     """
     taken = list(taken)
     taken_keys = {_key(t) for t in taken}
-    options = [
-        o
-        for o in topic_options(terms, text=text, background=background, total=total)
-        if _free(o.label, taken, taken_keys)
-    ]
+    if options is None:
+        options = topic_options(terms, text=text, background=background, total=total)
+    options = [o for o in options if _free(o.label, taken, taken_keys)]
+    top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
+    echoed = [o for o in options if any(_same_word(w, t) for p in label_parts(o.label) for w in p for t in top)]
+    options = echoed or options
     if options and retrieves is not None:
         hit = next((o for o in _near_best(options)[:RETRIEVAL_OPTIONS] if retrieves(o.label)), None)
         if hit is not None:

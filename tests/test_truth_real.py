@@ -38,8 +38,10 @@ def test_labels_agree_with_their_evidence_on_a_real_build(real_root):
         terms = TopicTerms(list(zip(row.keywords, row.keyword_weights, strict=True)), text=topic_text(docs))
         support = label_support(row.label, terms)
         assert support.value == pytest.approx(row.label_support, abs=1e-9), row.label
-        # the "supervised fine-tuning" over keywords ai, update, item...: never again
-        assert support.keywords > 0, (row.label, list(row.keywords))
+        # the "supervised fine-tuning" over keywords ai, update, item...: never again shown
+        # as if it held (a label no keyword echoes is one whose topic's keywords are all generic,
+        # and then it is marked weak)
+        assert support.keywords > 0 or is_weak(row.label_support), (row.label, list(row.keywords))
         assert support.used >= 1, row.label
     corpus = data.load_corpus(real_root, "neurips2026")
     weak = [is_weak(s) for s in topics["label_support"]]
