@@ -44,6 +44,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_scale import DATA  # noqa: E402  (the shared data folder, found as every benchmark finds it)
 from pipeline import cluster as C  # noqa: E402
 from pipeline import evaluate as ev  # noqa: E402
 from pipeline.embed import embed_texts  # noqa: E402
@@ -54,7 +55,6 @@ from pipeline.represent import topic_labels  # noqa: E402
 from pipeline.settings import load_config, with_overrides  # noqa: E402
 from pipeline.vocab import doc_terms  # noqa: E402
 
-DATA = Path("/work/shared/data")
 RESEARCH = ROOT / ".cache-research"
 OUT = ROOT / "benchmarks" / "results" / "topic-variants.jsonl"
 

@@ -711,8 +711,16 @@ def topic_options(
     for min_papers in (2, 1):
         options = _label_options(_parts(terms, text, scorer, min_lift, min_papers), scorer)
         if options:
-            return options
+            return _echoing(options, terms)
     return []
+
+
+def _echoing(options: list[_Option], terms: TopicTerms) -> list[_Option]:
+    """The options sharing a word with the topic's top keywords, where any does: the page shows
+    both, and a label that none of its keywords echo reads as another topic's."""
+    top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
+    echoed = [o for o in options if any(_same_word(w, t) for p in label_parts(o.label) for w in p for t in top)]
+    return echoed or options
 
 
 def _old_options(cands: list[tuple[str, float]]) -> list[str]:
@@ -761,17 +769,12 @@ def label_for(
             are preferred down to :data:`RETRIEVAL_SLACK` less in the ranking.
         options: :func:`topic_options` already computed.
 
-    A label shares a word with the topic's top keywords where any option does: the page shows
-    both, and a label that none of its keywords echo reads as another topic's.
     """
     taken = list(taken)
     taken_keys = {_key(t) for t in taken}
     if options is None:
         options = topic_options(terms, text=text, background=background, total=total)
     options = [o for o in options if _free(o.label, taken, taken_keys)]
-    top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
-    echoed = [o for o in options if any(_same_word(w, t) for p in label_parts(o.label) for w in p for t in top)]
-    options = echoed or options
     if options and retrieves is not None:
         hit = next((o for o in _near_best(options)[:RETRIEVAL_OPTIONS] if retrieves(o.label)), None)
         if hit is not None:

@@ -17,6 +17,7 @@ import pytest
 
 from explorer import tours
 from tests.test_browser import Tab, serve
+from tests.test_chart_layout_browser import _overlap
 
 pytestmark = pytest.mark.browser
 
@@ -59,15 +60,6 @@ def root(compare_artifacts, tmp_path_factory) -> Path:
 def server(root, output_dir) -> Iterator[str]:
     with serve(root, output_dir / "present-browser-server.log") as base:
         yield base
-
-
-def _overlap(a: dict, b: dict) -> bool:
-    return (
-        a["x"] < b["x"] + b["w"] - 1
-        and b["x"] < a["x"] + a["w"] - 1
-        and a["y"] < b["y"] + b["h"] - 1
-        and b["y"] < a["y"] + a["h"] - 1
-    )
 
 
 def _slide(tab: Tab, subject: str, fills: float, timeout: float = 60) -> dict:
