@@ -91,10 +91,14 @@ SETTLED = """() => {
     const busy = document.querySelector('[data-testid="stSkeleton"], [data-testid="stStatusWidget"], [data-stale="true"]');
     const charts = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]'));
     const maps = (window.__atlasMaps || []).filter(m => m.el.isConnected);
+    // Every map the page shows has mounted (its component's script may load after the run ends);
+    // the other components (map data, the tour store) take no room.
+    const shown = Array.from(document.querySelectorAll('[data-testid^="stBidiComponent"]'))
+        .filter(c => c.getBoundingClientRect().height > 20).length;
     const ready = !!app && app.dataset.testScriptState === "notRunning"
         && app.dataset.testConnectionState === "CONNECTED"
         && !!main && !busy && charts.every(c => c.querySelector('.main-svg'))
-        && maps.every(m => m.el.dataset.drawn && !m.debug().busy);
+        && maps.length >= shown && maps.every(m => m.el.dataset.drawn && !m.debug().busy);
     window.__atlasSettled = ready ? (window.__atlasSettled || 0) + 1 : 0;
     return window.__atlasSettled >= 4;
 }"""
