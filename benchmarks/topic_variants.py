@@ -96,6 +96,10 @@ def apply_variant(variant: str) -> None:
             C.REFINE_STEPS = int(part[len("refine") :])
         elif part == "cap":
             C.CAP_LARGE = True
+        elif part.startswith("runs"):
+            C.RUNS_FULL = int(part[len("runs") :])
+        elif part.startswith("share"):
+            C.RUN_SHARE = int(part[len("share") :]) / 100
         elif part != "base":
             raise SystemExit(f"unknown variant part {part!r}")
 
@@ -217,10 +221,10 @@ def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     for name in args.corpora:
         rows = baselines(name, args.seeds, args.artifacts) if args.baselines else []
-        defaults = (C.REFINE_STEPS, C.CAP_LARGE)
+        defaults = (C.REFINE_STEPS, C.CAP_LARGE, C.RUN_SHARE, C.RUNS_FULL)
         for variant in args.variants:
             rows += run(name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels)
-            C.REFINE_STEPS, C.CAP_LARGE = defaults
+            C.REFINE_STEPS, C.CAP_LARGE, C.RUN_SHARE, C.RUNS_FULL = defaults
         with OUT.open("a", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")

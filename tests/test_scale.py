@@ -237,7 +237,7 @@ def test_the_vocabulary_of_a_sample_counts_exactly_and_matches_the_whole_when_th
 def test_leiden_runs_adapt_to_the_corpus_size_unless_set():
     from pipeline.cluster import default_runs, resolve_params
 
-    assert [default_runs(n) for n in (500, 18_661, 20_000, 100_000, 1_000_000)] == [20, 20, 20, 9, 3]
+    assert [default_runs(n) for n in (500, 18_661, 20_000, 100_000, 1_000_000)] == [40, 21, 20, 9, 3]
     assert resolve_params(ClusterParams(), 100_000).runs == 9
     assert resolve_params(ClusterParams(runs=12), 1_000_000).runs == 12
 
