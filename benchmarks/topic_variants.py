@@ -22,7 +22,11 @@ BERTopic + ``reduce_outliers``, on the same embeddings and seeds.
 
 Variants set the module constants of ``pipeline.cluster`` for the run: ``base`` (the defaults),
 ``refineN`` (N k-means steps after the merge), ``cap`` (no merge makes a topic of more than 12% of
-the papers that is looser than the median one, ``pipeline.cluster.CAP_LARGE``); join them with ``+``.
+the papers that is looser than the median one, ``pipeline.cluster.CAP_LARGE``), ``shareNN`` (each
+Leiden run sees NN% of the papers, ``pipeline.cluster.RUN_SHARE``), ``runsNN`` (NN runs up to
+5,000 papers, ``pipeline.cluster.RUNS_FULL``); join them with ``+``. In the results file, ``v5``
+rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
+(40 runs of 80%; measured as ``share80+runs40`` and ``base``).
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
     .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\
