@@ -375,6 +375,16 @@ def write_markdown(report: dict) -> None:
         "of the paper giving most sentences (so titles repeat); venue and year: the group's; id `syn-...`; the "
         "column `derived_from` names the main source. No two abstracts are equal up to case and punctuation.",
         "",
+        (
+            f"**New words.** Heaps' law fitted on the real abstracts (K = {report['heaps']['k']}, beta = "
+            f"{report['heaps']['beta']}; `benchmarks/heaps.py`): each synthetic abstract has some content words "
+            "replaced by new, unique word forms and as many by earlier new ones, so the vocabulary grows beyond the "
+            "real papers at the law's rate (BENCHMARKS.md, *Vocabulary growth*)."
+            if report.get("heaps")
+            else "**No new words**: the synthetic abstracts use only the real papers' words (made before "
+            "`benchmarks/heaps.py`, or with `--no-new-words`)."
+        ),
+        "",
         "**Prepared vectors** (1M corpus): the mean of the contributing papers' real vectors weighted by the "
         f"sentences each gave, plus Gaussian noise of norm {report['noise']}, renormalised; written into the "
         "embedding cache under the text's key, so a build embeds nothing. They are not what the model would give:",
