@@ -12,8 +12,8 @@ override exists:
   unstable sorts pick among equal weights by the processor's SIMD sort).
 * ``_c_tf_idf``, ``_extract_topics``, ``hierarchical_topics``: c-TF-IDF sums the papers' own term
   counts (each weighed by ``pipeline.represent.paper_term_weights``) instead of counting each topic's
-  papers joined into one text; and the joined texts are never built (at a million papers they
-  took about 2.5 GB in the fit and 2.8 GB in the hierarchy, BENCHMARKS.md).
+  papers joined into one text; and the joined texts are never built (each holds the corpus's
+  text again; measured in BENCHMARKS.md, "Represent memory").
 * ``KeyBERTInspired._extract_embeddings``: candidate words are embedded in sorted order (BERTopic
   uses ``list(set(...))``, whose order changes with the hash seed, and the int8 encoder quantises
   each batch as a whole).
