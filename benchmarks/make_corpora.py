@@ -195,6 +195,17 @@ def _real_rows(src: Sources) -> pd.DataFrame:
     )
 
 
+def _flush(store, hashes: list[bytes], vectors: list[np.ndarray], chunk: int | None) -> int:
+    """Add pending vectors to ``store`` in chunks of ``chunk`` (a partial chunk stays pending; with
+    None, all of them at once); how many were added."""
+    done = len(hashes) if chunk is None else len(hashes) - len(hashes) % chunk
+    step = chunk or max(done, 1)
+    for lo in range(0, done, step):
+        store.add(hashes[lo : lo + step], np.stack(vectors[lo : lo + step]))
+    del hashes[:done], vectors[:done]
+    return done
+
+
 def make_corpus(
     src: Sources, name: str, n: int, out: Path, store, seed: int, prepare: bool, new_words: bool = True
 ) -> dict:
@@ -254,17 +265,12 @@ def make_corpus(
                 if not f:  # never replace a vector the cache already has (a real one wins)
                     pending_hashes.append(h)
                     pending_vectors.append(v)
-            while len(pending_hashes) >= STORE_CHUNK:
-                store.add(pending_hashes[:STORE_CHUNK], np.stack(pending_vectors[:STORE_CHUNK]))
-                prepared += STORE_CHUNK
-                del pending_hashes[:STORE_CHUNK], pending_vectors[:STORE_CHUNK]
+            prepared += _flush(store, pending_hashes, pending_vectors, STORE_CHUNK)
             stats["seconds_store"] += time.perf_counter() - t0
         print(f"  {name}: {written:,} / {n:,} rows written", flush=True)
-    if pending_hashes:
-        t0 = time.perf_counter()
-        store.add(pending_hashes, np.stack(pending_vectors))
-        prepared += len(pending_hashes)
-        stats["seconds_store"] += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    prepared += _flush(store, pending_hashes, pending_vectors, None)
+    stats["seconds_store"] += time.perf_counter() - t0
     stats.update(
         rows=written,
         real=len(real),
