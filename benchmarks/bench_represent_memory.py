@@ -77,14 +77,32 @@ dt = DocTerms(sparse.load_npz(src / "counts.npz").tocsr(), np.array(json.loads((
 ids = [f"p{i}" for i in range(len(docs))]
 reduced = embeddings[:, :5].copy()
 encoder = HashingEncoder()
+phases = {}
+if len(sys.argv) > 2:  # --phases: each step's own peak (VmHWM reset at its start) and duration
+    import pipeline.represent as rep
+    from pipeline.bertopic_adapter import RankedBERTopic
+
+    def timed(name, func):
+        def wrapper(*args, **kwargs):
+            Path("/proc/self/clear_refs").write_text("5")
+            start = time.perf_counter()
+            out = func(*args, **kwargs)
+            phases[name] = (status("VmHWM"), time.perf_counter() - start)
+            Path("/proc/self/clear_refs").write_text("5")
+            return out
+        return wrapper
+
+    for name in ("topic_distribution", "_topic_terms", "_topic_rows", "topic_labels", "_hierarchy"):
+        setattr(rep, name, timed(name, getattr(rep, name)))
+    RankedBERTopic.fit_transform = timed("BERTopic fit_transform", RankedBERTopic.fit_transform)
 Path("/proc/self/clear_refs").write_text("5")  # VmHWM := current RSS
 rss = status("VmRSS")
 start = time.perf_counter()
 model = fit_topics(docs, embeddings, reduced, labels, outlier, ids, dt, RepresentParams(), encoder.encode)
 seconds = time.perf_counter() - start
-peak = status("VmHWM")
+peak = max([status("VmHWM")] + [p for p, _ in phases.values()])
 print(json.dumps({"rss_before_mb": rss, "peak_mb": peak, "added_mb": peak - rss, "seconds": seconds,
-                  "topics": int(len(model.topic_table))}))
+                  "topics": int(len(model.topic_table)), "phases": phases}))
 """
 
 
@@ -160,11 +178,10 @@ def make_inputs(folder: Path, n: int, seed: int) -> dict:
     }
 
 
-def run(code_root: Path, inputs: Path) -> dict:
+def run(code_root: Path, inputs: Path, phases: bool = False) -> dict:
     env = os.environ | {"PYTHONPATH": str(code_root), "PYTHONHASHSEED": "0"}
-    proc = subprocess.run(
-        [sys.executable, "-c", _WORKER, str(inputs)], cwd=code_root, env=env, capture_output=True, text=True
-    )
+    argv = [sys.executable, "-c", _WORKER, str(inputs), *(["phases"] if phases else [])]
+    proc = subprocess.run(argv, cwd=code_root, env=env, capture_output=True, text=True)
     if proc.returncode:
         raise SystemExit(f"run in {code_root} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -216,6 +233,9 @@ def main() -> None:
     parser.add_argument("--baseline", default=None, help="git ref of the code before (default: merge-base with main)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--markdown", action="store_true", help="write the figures into BENCHMARKS.md")
+    parser.add_argument(
+        "--phases", action="store_true", help="one more run of this checkout: each step's peak RSS and seconds"
+    )
     args = parser.parse_args()
     baseline = (
         args.baseline
@@ -234,6 +254,10 @@ def main() -> None:
             for side in ("before", "after"):
                 results[side].append(run(code[side], inputs))
                 print(f"{side}: {results[side][-1]}", flush=True)
+        if args.phases:
+            print(f"phases (this checkout): {run(ROOT, inputs, phases=True)}", flush=True)
+    if not args.rounds:
+        return
     block = markdown(args, info, results, baseline)
     print(block)
     out = ROOT / "benchmarks" / "output"

@@ -4,6 +4,8 @@ Our cached stages produce the embeddings, the projection and the clusters; BERTo
 (precomputed embeddings, a pass-through reduction, ``BaseCluster`` with ``y=labels``) and builds
 c-TF-IDF, KeyBERTInspired and MMR representations, topic embeddings and the hierarchy. BERTopic
 renumbers topics by size: its ``topics_`` are the canonical topic ids everywhere downstream.
+Where BERTopic's public API is not enough, ``pipeline.bertopic_adapter`` (and only it) overrides
+or calls its private methods.
 """
 
 from __future__ import annotations
