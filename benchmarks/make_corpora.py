@@ -10,6 +10,12 @@ Not part of the product or the tests. What is real and what is synthetic (BENCHM
   9 abstracts, so it keeps their topic and the usual order (motivation, method, results). Every
   sentence is real text; the combination is new and unique (checked like ingest's near-duplicate
   key). Title: the title of the paper that gave most sentences; venue and year: the group's.
+* **New words**: stitched sentences bring no word the real papers lack, while a real corpus's
+  vocabulary keeps growing (Heaps' law, V = K * N**beta, measured on the real abstracts:
+  ``benchmarks/heaps.py``). Each synthetic abstract has some content words replaced by new, unique
+  word forms (a real word's head joined to another's tail) and as many by earlier new ones, so the
+  corpus's vocabulary grows beyond the real papers at the fitted law's rate (``--no-new-words``:
+  sentences only, as the corpora of 2026-12-01 were made).
 * **Prepared vectors** (1M corpus; 100k on request): the mean of the donors' real vectors weighted by
   the sentences each gave, plus Gaussian noise, renormalised; written straight into the embedding
   cache (``EmbeddingStore.add`` in chunks, keyed by ``text_hash`` of the text ingest makes), so a
@@ -51,6 +57,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from benchmarks.heaps import HEAPS, VocabularyGrowth  # noqa: E402
 from benchmarks.markdown_block import write_block  # noqa: E402
 
 # The shared data sit beside the checkout (or beside the folder of worktrees); SHARED_DATA overrides.
@@ -118,8 +125,9 @@ def _near_key(text: str) -> bytes:
     return hashlib.blake2b(kept.encode(), digest_size=8).digest()
 
 
-def synthesise(src: Sources, n: int, seed: int, seen: set[bytes]):
-    """Yield ``(row dict, vector, donors)`` for ``n`` new papers (unique abstracts, added to ``seen``)."""
+def synthesise(src: Sources, n: int, seed: int, seen: set[bytes], growth: VocabularyGrowth | None = None):
+    """Yield ``(row dict, vector, donors)`` for ``n`` new papers (unique abstracts, added to ``seen``);
+    with ``growth``, each abstract then gets the new words that keep the vocabulary on its curve."""
     rng = np.random.default_rng(seed)
     papers = src.papers
     titles, years, venues, ids = (papers[c].tolist() for c in ("title", "year", "venue", "doc_id"))
@@ -150,6 +158,8 @@ def synthesise(src: Sources, n: int, seed: int, seen: set[bytes]):
         else:
             continue
         seen.add(key)
+        if growth is not None:
+            abstract = growth.apply(abstract)
         counts = np.bincount(np.searchsorted(np.sort(donors), picks), minlength=len(donors))
         used = np.sort(donors)
         main = int(used[np.argmax(counts)])
@@ -185,7 +195,20 @@ def _real_rows(src: Sources) -> pd.DataFrame:
     )
 
 
-def make_corpus(src: Sources, name: str, n: int, out: Path, store, seed: int, prepare: bool) -> dict:
+def _flush(store, hashes: list[bytes], vectors: list[np.ndarray], chunk: int | None) -> int:
+    """Add pending vectors to ``store`` in chunks of ``chunk`` (a partial chunk stays pending; with
+    None, all of them at once); how many were added."""
+    done = len(hashes) if chunk is None else len(hashes) - len(hashes) % chunk
+    step = chunk or max(done, 1)
+    for lo in range(0, done, step):
+        store.add(hashes[lo : lo + step], np.stack(vectors[lo : lo + step]))
+    del hashes[:done], vectors[:done]
+    return done
+
+
+def make_corpus(
+    src: Sources, name: str, n: int, out: Path, store, seed: int, prepare: bool, new_words: bool = True
+) -> dict:
     """Write corpus ``name`` (real papers + synthetic ones up to ``n``) and, if asked, its vectors."""
     from pipeline.embed import text_hash
     from pipeline.ingest import ingest
@@ -196,7 +219,8 @@ def make_corpus(src: Sources, name: str, n: int, out: Path, store, seed: int, pr
     folder.mkdir(parents=True)
     real = _real_rows(src)
     seen = {_near_key(a) for a in real["abstract"]}
-    generator = synthesise(src, n - len(real), seed, seen)
+    growth = VocabularyGrowth(HEAPS, real["abstract"], seed=seed) if new_words else None
+    generator = synthesise(src, n - len(real), seed, seen, growth)
     written = prepared = kept_existing = real_cached = 0
     stats = {"files": [], "seconds_generate": 0.0, "seconds_ingest": 0.0, "seconds_store": 0.0}
     file_no = 0
@@ -241,17 +265,12 @@ def make_corpus(src: Sources, name: str, n: int, out: Path, store, seed: int, pr
                 if not f:  # never replace a vector the cache already has (a real one wins)
                     pending_hashes.append(h)
                     pending_vectors.append(v)
-            while len(pending_hashes) >= STORE_CHUNK:
-                store.add(pending_hashes[:STORE_CHUNK], np.stack(pending_vectors[:STORE_CHUNK]))
-                prepared += STORE_CHUNK
-                del pending_hashes[:STORE_CHUNK], pending_vectors[:STORE_CHUNK]
+            prepared += _flush(store, pending_hashes, pending_vectors, STORE_CHUNK)
             stats["seconds_store"] += time.perf_counter() - t0
         print(f"  {name}: {written:,} / {n:,} rows written", flush=True)
-    if pending_hashes:
-        t0 = time.perf_counter()
-        store.add(pending_hashes, np.stack(pending_vectors))
-        prepared += len(pending_hashes)
-        stats["seconds_store"] += time.perf_counter() - t0
+    t0 = time.perf_counter()
+    prepared += _flush(store, pending_hashes, pending_vectors, None)
+    stats["seconds_store"] += time.perf_counter() - t0
     stats.update(
         rows=written,
         real=len(real),
@@ -362,6 +381,16 @@ def write_markdown(report: dict) -> None:
         "of the paper giving most sentences (so titles repeat); venue and year: the group's; id `syn-...`; the "
         "column `derived_from` names the main source. No two abstracts are equal up to case and punctuation.",
         "",
+        (
+            f"**New words.** Heaps' law fitted on the real abstracts (K = {report['heaps']['k']}, beta = "
+            f"{report['heaps']['beta']}; `benchmarks/heaps.py`): each synthetic abstract has some content words "
+            "replaced by new, unique word forms and as many by earlier new ones, so the vocabulary grows beyond the "
+            "real papers at the law's rate (BENCHMARKS.md, *Vocabulary growth*)."
+            if report.get("heaps")
+            else "**No new words**: the synthetic abstracts use only the real papers' words (made before "
+            "`benchmarks/heaps.py`, or with `--no-new-words`)."
+        ),
+        "",
         "**Prepared vectors** (1M corpus): the mean of the contributing papers' real vectors weighted by the "
         f"sentences each gave, plus Gaussian noise of norm {report['noise']}, renormalised; written into the "
         "embedding cache under the text's key, so a build embeds nothing. They are not what the model would give:",
@@ -416,6 +445,11 @@ def main() -> None:
     parser.add_argument("--check-sample", type=int, default=200, help="synthetic texts embedded to check vectors")
     parser.add_argument("--limit", type=int, help="cap every size (a quick check of the script)")
     parser.add_argument(
+        "--no-new-words",
+        action="store_true",
+        help="stitched sentences only: no new words (the vocabulary stops growing)",
+    )
+    parser.add_argument(
         "--verify", choices=list(SIZES), help="after a run: check that a build of this corpus embeds nothing"
     )
     parser.add_argument(
@@ -452,11 +486,14 @@ def main() -> None:
         "real_papers": len(src.papers),
         "noise": NOISE,
         "neighbours": NEIGHBOURS,
+        "heaps": None if args.no_new_words else {"k": HEAPS.k, "beta": HEAPS.beta},
         "corpora": {},
     }
     for seed, name in enumerate(args.sizes, start=1):
         print(f"{name} ...", flush=True)
-        report["corpora"][name] = make_corpus(src, name, sizes[name], args.out, store, seed, name in args.prepare)
+        report["corpora"][name] = make_corpus(
+            src, name, sizes[name], args.out, store, seed, name in args.prepare, new_words=not args.no_new_words
+        )
         if name in args.prepare:
             report["corpora"][name]["vector_check"] = check_vectors(
                 src, args.out / f"corpus-{name}", store, args.check_sample, seed

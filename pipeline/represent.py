@@ -4,6 +4,8 @@ Our cached stages produce the embeddings, the projection and the clusters; BERTo
 (precomputed embeddings, a pass-through reduction, ``BaseCluster`` with ``y=labels``) and builds
 c-TF-IDF, KeyBERTInspired and MMR representations, topic embeddings and the hierarchy. BERTopic
 renumbers topics by size: its ``topics_`` are the canonical topic ids everywhere downstream.
+Where BERTopic's public API is not enough, ``pipeline.bertopic_adapter`` (and only it) overrides
+or calls its private methods.
 """
 
 from __future__ import annotations
@@ -60,163 +62,6 @@ class _Precomputed:
 
     def transform(self, X):
         return self.reduced if len(X) == len(self.reduced) else np.zeros((len(X), self.reduced.shape[1]))
-
-
-def _ranked_bertopic():
-    """BERTopic whose rankings break ties explicitly, so every machine gets the same topics' words.
-
-    BERTopic cuts each topic's top terms with ``argpartition`` and orders them with numpy's default
-    (unstable) sort, and orders topics of equal size with pandas' unstable sort; which of several
-    equal weights wins then depends on the processor's SIMD sort. Here the top terms are chosen by
-    weight, ties by column (our vocabulary is alphabetical), and a tie that BERTopic later sorts is
-    resolved by lowering each later member by one unit in the last place (the weights shown move by
-    about 1e-16); topics of equal size keep the order of their ids (``cluster.canonical_labels``).
-    """
-    from bertopic import BERTopic
-
-    class RankedBERTopic(BERTopic):
-        #: The fitted papers' term counts (``DocTerms``), set by ``fit_topics``: c-TF-IDF and the
-        #: hierarchy sum them per topic instead of counting the joined texts again.
-        doc_terms = None
-
-        def _topic_counts(self, topics: list[int]):
-            """Term weights of each topic in ``topics``: the papers' counts, each by
-            :func:`paper_term_weights`, summed per topic (sparse)."""
-            from scipy import sparse
-
-            doc_topics = np.asarray(self.topics_)
-            row_of = {int(t): i for i, t in enumerate(topics)}
-            rows = np.array([row_of.get(int(t), -1) for t in doc_topics])
-            keep = np.flatnonzero(rows >= 0)
-            membership = sparse.csr_matrix(
-                (np.ones(len(keep)), (rows[keep], keep)), shape=(len(topics), len(doc_topics))
-            )
-            out = sparse.csr_matrix(membership @ paper_term_weights(self.doc_terms.counts))
-            out.sum_duplicates()
-            out.sort_indices()  # as a vectorizer's output: row sums in column order, a symmetric distance matrix
-            return out
-
-        def _counts_apply(self, documents_per_topic) -> bool:
-            """Whether ``documents_per_topic`` is one row per topic of all fitted papers (the fit's and
-            the hierarchy's c-TF-IDF), which the papers' counts answer; other uses (topics over
-            time, classes) count their texts as BERTopic does."""
-            dt = self.doc_terms
-            if dt is None or self.topics_ is None or len(self.topics_) != dt.counts.shape[0]:
-                return False
-            if set(documents_per_topic.columns) - {"Topic", "Document", "Image", "ID"}:
-                return False
-            wanted = sorted(set(int(t) for t in self.topics_))
-            return list(map(int, documents_per_topic.Topic)) == wanted
-
-        def _c_tf_idf(self, documents_per_topic, fit: bool = True, partial_fit: bool = False):
-            """c-TF-IDF from the papers' own term counts (``pipeline.vocab.doc_terms``, the vocabulary
-            of every keyword, trend and coherence), each paper's count by its square root
-            (:func:`paper_term_weights`) and summed per topic, as ``ctfidf_words`` computes it: no
-            second pass over the texts. BERTopic joins each topic's papers and counts the joined text
-            again (a minute of counting at 100,000 papers), so that one paper repeating a name nine
-            times outweighs three papers using a word once."""
-            if partial_fit or not self._counts_apply(documents_per_topic):
-                return super()._c_tf_idf(documents_per_topic, fit=fit, partial_fit=partial_fit)
-            counts = self._topic_counts(list(map(int, documents_per_topic.Topic)))
-            if fit:
-                if not hasattr(self.vectorizer_model, "vocabulary_"):  # a fixed vocabulary: nothing to learn
-                    self.vectorizer_model.fit(["-"])
-                self.ctfidf_model = self.ctfidf_model.fit(counts, multiplier=None)
-            return self.ctfidf_model.transform(counts), self.doc_terms.terms
-
-        def hierarchical_topics(self, docs, *args, **kwargs):
-            """BERTopic's hierarchy, its per-topic term counts summed from the papers' counts."""
-            if self.doc_terms is None:
-                return super().hierarchical_topics(docs, *args, **kwargs)
-            model = self
-            real_vectorizer = self.vectorizer_model
-
-            class _TopicCounts:  # answers the hierarchy's one transform of the joined topic texts
-                def get_feature_names_out(self):
-                    return real_vectorizer.get_feature_names_out()
-
-                def transform(self, joined):
-                    topics = sorted(set(int(t) for t in model.topics_) - {-1})
-                    if len(joined) != len(topics):
-                        return real_vectorizer.transform(joined)
-                    return model._topic_counts(topics)
-
-            self.vectorizer_model = _TopicCounts()
-            self._preprocess_text = lambda documents: list(documents)  # the texts are not counted
-            try:
-                return super().hierarchical_topics(docs, *args, **kwargs)
-            finally:
-                self.vectorizer_model = real_vectorizer
-                del self._preprocess_text  # the class's own again
-
-        @staticmethod
-        def _top_n_idx_sparse(matrix, n: int) -> np.ndarray:
-            out = []
-            for lo, hi in zip(matrix.indptr[:-1], matrix.indptr[1:], strict=True):
-                cols, vals = matrix.indices[lo:hi], matrix.data[lo:hi]
-                best = cols[np.lexsort((cols, -vals))[:n]].tolist()
-                out.append(best + [None] * (n - len(best)))
-            return np.array(out, dtype=object)
-
-        @staticmethod
-        def _top_n_values_sparse(matrix, indices: np.ndarray) -> np.ndarray:
-            out = np.zeros(indices.shape, dtype=np.float64)
-            for row, cols in enumerate(indices):
-                previous = np.inf
-                for j, col in enumerate(cols):
-                    if col is None:
-                        continue
-                    value = float(matrix[row, col])
-                    if value > 0 and value >= previous:  # a tie: keep the chosen order strict
-                        value = float(np.nextafter(previous, -np.inf))
-                    out[row, j] = previous = value
-            return out
-
-        def _sort_mappings_by_frequency(self, documents: pd.DataFrame) -> pd.DataFrame:
-            self._update_topic_size(documents)
-            sizes = pd.DataFrame(sorted(self.topic_sizes_.items()), columns=["Old_Topic", "Size"])
-            sizes = sizes.sort_values("Size", ascending=False, kind="stable")
-            sizes = sizes[sizes.Old_Topic != -1]
-            mapping = {**{-1: -1}, **dict(zip(sizes.Old_Topic, range(len(sizes)), strict=True))}
-            self.topic_mapper_.add_mappings(mapping, topic_model=self)
-            documents.Topic = documents.Topic.map(mapping).fillna(documents.Topic).astype(int)
-            self._update_topic_size(documents)
-            return documents
-
-    return RankedBERTopic
-
-
-def _sorted_keybert():
-    """KeyBERTInspired that embeds its candidate words in sorted order.
-
-    BERTopic builds the candidate list with ``list(set(...))``, whose order changes with Python's
-    hash seed from one process to the next; the int8 encoder quantises each batch as a whole, so a
-    word's vector (and with it a label) depended on which words shared its batch.
-    """
-    from bertopic.representation import KeyBERTInspired
-    from sklearn.metrics.pairwise import cosine_similarity
-
-    class SortedKeyBERTInspired(KeyBERTInspired):
-        def _extract_embeddings(self, topic_model, topics, representative_docs, repr_doc_indices, repr_embeddings=None):
-            if repr_embeddings is None:
-                repr_embeddings = topic_model._extract_embeddings(representative_docs, method="document", verbose=False)
-            topic_embeddings = [np.mean(repr_embeddings[i[0] : i[-1] + 1], axis=0) for i in repr_doc_indices]
-            vocab = sorted({word for words in topics.values() for word in words})
-            word_embeddings = topic_model._extract_embeddings(vocab, method="document", verbose=False)
-            return cosine_similarity(topic_embeddings, word_embeddings), vocab
-
-    return SortedKeyBERTInspired
-
-
-def make_backend(embed: Callable[[list[str]], np.ndarray]):
-    """A BERTopic embedding backend over a function (the cached embedder in the pipeline)."""
-    from bertopic.backend import BaseEmbedder
-
-    class _Backend(BaseEmbedder):
-        def embed(self, documents, verbose=False):
-            return embed(list(documents))
-
-    return _Backend()
 
 
 @dataclass
@@ -278,8 +123,11 @@ def _topic_terms(
         (np.ones(len(doc_topics)), ([topic_ids.index(t) for t in doc_topics], np.arange(len(doc_topics)))),
         shape=(k, len(doc_topics)),
     )
-    topic_counts = (membership @ dt.counts).toarray().astype(np.float64)  # (k, n_terms)
-    corpus_counts = topic_counts.sum(axis=0)
+    # Sparse (k, n_terms): dense it took k x n_terms x 8 bytes twice (at 100,000 papers 136 topics x
+    # 433k terms: 0.9 GB), the representation stage's peak. Sums of counts are exact in float64.
+    topic_counts = sparse.csr_matrix(membership @ dt.counts, dtype=np.float64)
+    topic_counts.sum_duplicates()
+    corpus_counts = np.asarray(topic_counts.sum(axis=0)).ravel()
     total = corpus_counts.sum() or 1.0
     # Map BERTopic's c-TF-IDF columns onto our vocabulary (same vectorizer settings, same terms).
     col_of = np.array([vocab.get(t, -1) for t in ctfidf_terms.tolist()])
@@ -289,19 +137,23 @@ def _topic_terms(
         by_weight = np.argsort(-weights, kind="stable")[:n_terms]
         by_weight = by_weight[weights[by_weight] > 0]
         cols = [c for c in col_of[by_weight] if c >= 0]
-        by_count = np.argsort(-topic_counts[i], kind="stable")[:n_terms]
-        by_count = by_count[topic_counts[i][by_count] > 0]
+        lo, hi = topic_counts.indptr[i], topic_counts.indptr[i + 1]
+        row_cols, row_counts = topic_counts.indices[lo:hi], topic_counts.data[lo:hi]
+        order = np.lexsort((row_cols, -row_counts))[:n_terms]  # by count, ties by column: as a stable sort
+        by_count = row_cols[order][row_counts[order] > 0]
         chosen = list(dict.fromkeys(cols + by_count.tolist()))
         weight_of = {col_of[j]: weights[j] for j in by_weight if col_of[j] >= 0}
-        topic_total = topic_counts[i].sum() or 1.0
+        count_of = dict(zip(row_cols.tolist(), row_counts.tolist(), strict=True))
+        topic_total = row_counts.sum() or 1.0
         for c in chosen:
+            count = count_of.get(c, 0.0)
             rows.append(
                 (
                     topic,
                     dt.terms[c],
                     float(weight_of.get(c, 0.0)),
-                    int(topic_counts[i, c]),
-                    topic_counts[i, c] / topic_total,
+                    int(count),
+                    count / topic_total,
                     corpus_counts[c] / total,
                 )
             )
@@ -376,29 +228,8 @@ def fit_topics(
         params: representation settings.
         embed: embeds words and texts (cached) for KeyBERTInspired and MMR.
     """
-    from bertopic.cluster import BaseCluster
-    from bertopic.representation import MaximalMarginalRelevance
-    from bertopic.vectorizers import ClassTfidfTransformer
-
     logging.getLogger("BERTopic").setLevel(logging.WARNING)
-    n = len(docs)
-    model = _ranked_bertopic()(
-        embedding_model=make_backend(embed),
-        umap_model=_Precomputed(reduced),
-        hdbscan_model=BaseCluster(),
-        vectorizer_model=make_vectorizer(ngram_range=params.ngram_range, vocabulary=dt.vocabulary)
-        if len(dt.terms)
-        else make_vectorizer(ngram_range=params.ngram_range),
-        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
-        representation_model={
-            "KeyBERT": _sorted_keybert()(top_n_words=params.top_n_words, nr_repr_docs=5, nr_candidate_words=40),
-            "MMR": MaximalMarginalRelevance(diversity=params.mmr_diversity, top_n_words=params.top_n_words),
-        },
-        top_n_words=params.top_n_words,
-        calculate_probabilities=False,
-        verbose=False,
-    )
-    model.doc_terms = dt if len(dt.terms) else None
+    model = _make_model(reduced, dt, params, embed)
     topics, _ = model.fit_transform(docs, embeddings=embeddings, y=np.asarray(labels))
     topics = np.asarray(topics, dtype=np.int64)
     topic_ids = sorted(t for t in set(topics.tolist()) if t != -1)
@@ -416,7 +247,68 @@ def fit_topics(
     terms_table = _topic_terms(
         topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored
     )
+    rows = _topic_rows(model, topic_ids, topics, embeddings, t_emb, raw_outlier, doc_ids, params)
+    chosen = topic_labels(
+        docs,
+        topics,
+        dt,
+        t_emb,
+        embed,
+        keybert={r["topic"]: r["keybert"] for r in rows},
+        mmr={r["topic"]: r["mmr"] for r in rows},
+    )
+    table = pd.DataFrame(rows)
+    if len(table):
+        table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
+        table["label_support"] = [chosen[t][1].value for t in table["topic"]]
+    hierarchy = _hierarchy(model, docs, len(topic_ids))
+    model.doc_terms = model.term_weights = None  # not saved with the model
+    return TopicModel(topics, table, terms_table, hierarchy, t_emb, similarity, distribution, model)
 
+
+def _make_model(reduced: np.ndarray, dt: DocTerms, params: RepresentParams, embed: Callable[[list[str]], np.ndarray]):
+    """An unfitted BERTopic in manual mode over our projection and clusters, its c-TF-IDF summing the
+    papers' counts in ``dt`` (each by :func:`paper_term_weights`)."""
+    from bertopic.cluster import BaseCluster
+    from bertopic.representation import MaximalMarginalRelevance
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    # The adapter subclasses BERTopic, so importing it imports BERTopic (seconds): only when fitting.
+    from pipeline.bertopic_adapter import FunctionEmbedder, RankedBERTopic, SortedKeyBERTInspired
+
+    model = RankedBERTopic(
+        embedding_model=FunctionEmbedder(embed),
+        umap_model=_Precomputed(reduced),
+        hdbscan_model=BaseCluster(),
+        vectorizer_model=make_vectorizer(ngram_range=params.ngram_range, vocabulary=dt.vocabulary)
+        if len(dt.terms)
+        else make_vectorizer(ngram_range=params.ngram_range),
+        ctfidf_model=ClassTfidfTransformer(reduce_frequent_words=True),
+        representation_model={
+            "KeyBERT": SortedKeyBERTInspired(top_n_words=params.top_n_words, nr_repr_docs=5, nr_candidate_words=40),
+            "MMR": MaximalMarginalRelevance(diversity=params.mmr_diversity, top_n_words=params.top_n_words),
+        },
+        top_n_words=params.top_n_words,
+        calculate_probabilities=False,
+        verbose=False,
+    )
+    if len(dt.terms):
+        model.doc_terms, model.term_weights = dt, paper_term_weights
+    return model
+
+
+def _topic_rows(
+    model,
+    topic_ids: list[int],
+    topics: np.ndarray,
+    embeddings: np.ndarray,
+    t_emb: np.ndarray,
+    raw_outlier: np.ndarray,
+    doc_ids: list[str],
+    params: RepresentParams,
+) -> list[dict]:
+    """One dict per topic of the fitted ``model``: its words, size and most central papers."""
+    n = len(topics)
     aspects = model.topic_aspects_
     rows = []
     ids = np.asarray(doc_ids)
@@ -442,22 +334,7 @@ def fit_topics(
                 "n_reassigned": int(raw_outlier[members].sum()),
             }
         )
-    chosen = topic_labels(
-        docs,
-        topics,
-        dt,
-        t_emb,
-        embed,
-        keybert={r["topic"]: r["keybert"] for r in rows},
-        mmr={r["topic"]: r["mmr"] for r in rows},
-    )
-    table = pd.DataFrame(rows)
-    if len(table):
-        table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
-        table["label_support"] = [chosen[t][1].value for t in table["topic"]]
-    hierarchy = _hierarchy(model, docs, len(topic_ids))
-    model.doc_terms = None  # not saved with the model
-    return TopicModel(topics, table, terms_table, hierarchy, t_emb, similarity, distribution, model)
+    return rows
 
 
 #: c-TF-IDF terms per topic that the label may be built from.
@@ -541,7 +418,9 @@ def load_bertopic(folder: Path, embed: Callable[[list[str]], np.ndarray]):
     """Load a saved BERTopic (safetensors) with the corpus's own embedder as its backend."""
     from bertopic import BERTopic
 
-    return BERTopic.load(str(folder), embedding_model=make_backend(embed))
+    from pipeline.bertopic_adapter import FunctionEmbedder  # imports BERTopic: seconds, only when loading
+
+    return BERTopic.load(str(folder), embedding_model=FunctionEmbedder(embed))
 
 
 def growth_per_year(topic_years: pd.DataFrame) -> dict[int, float]:

@@ -1,0 +1,55 @@
+"""The relevance slider's topic terms, computed sparse, are the dense computation's exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+
+from pipeline.represent import _topic_terms
+from pipeline.vocab import DocTerms
+
+
+def _dense_topic_terms(topic_ids, doc_topics, dt, ctfidf, ctfidf_terms, n_terms):
+    """The former implementation: a dense (topics x terms) matrix of counts."""
+    vocab = dt.vocabulary
+    rows_of = np.array([topic_ids.index(t) for t in doc_topics])
+    topic_counts = np.zeros((len(topic_ids), dt.counts.shape[1]))
+    np.add.at(topic_counts, rows_of, dt.counts.toarray())
+    corpus_counts = topic_counts.sum(axis=0)
+    total = corpus_counts.sum() or 1.0
+    col_of = np.array([vocab.get(t, -1) for t in ctfidf_terms.tolist()])
+    rows = []
+    for i, topic in enumerate(topic_ids):
+        weights = ctfidf[i].toarray().ravel()
+        by_weight = np.argsort(-weights, kind="stable")[:n_terms]
+        by_weight = by_weight[weights[by_weight] > 0]
+        cols = [c for c in col_of[by_weight] if c >= 0]
+        by_count = np.argsort(-topic_counts[i], kind="stable")[:n_terms]
+        by_count = by_count[topic_counts[i][by_count] > 0]
+        weight_of = {col_of[j]: weights[j] for j in by_weight if col_of[j] >= 0}
+        topic_total = topic_counts[i].sum() or 1.0
+        for c in dict.fromkeys(cols + by_count.tolist()):
+            n = topic_counts[i, c]
+            rows.append(
+                (topic, dt.terms[c], float(weight_of.get(c, 0.0)), int(n), n / topic_total, corpus_counts[c] / total)
+            )
+    columns = ["topic", "term", "ctfidf", "count", "p_topic", "p_corpus"]
+    return pd.DataFrame(rows, columns=columns).astype({"topic": "int32", "count": "int32"})
+
+
+def test_sparse_topic_terms_equal_the_dense_ones_ties_included():
+    rng = np.random.default_rng(0)
+    n_docs, n_terms = 300, 400
+    counts = sparse.random(n_docs, n_terms, density=0.05, random_state=1, data_rvs=lambda k: rng.integers(1, 4, k))
+    dt = DocTerms(
+        sparse.csr_matrix(counts, dtype=np.int32), np.array([f"t{i:03d}" for i in range(n_terms)], dtype=object)
+    )
+    topic_ids = [0, 1, 2, 5]
+    doc_topics = rng.choice(topic_ids, size=n_docs)
+    ctfidf = sparse.random(len(topic_ids), n_terms, density=0.1, random_state=2, format="csr")
+    ctfidf.data = np.round(ctfidf.data, 1)  # ties in weight too
+    terms = dt.terms[rng.permutation(n_terms)]
+    for n in (5, 50, 1000):
+        got = _topic_terms(topic_ids, doc_topics, dt, ctfidf, terms, n)
+        pd.testing.assert_frame_equal(got, _dense_topic_terms(topic_ids, doc_topics, dt, ctfidf, terms, n))
