@@ -697,6 +697,7 @@ PLAIN_STAGES = {
     "Placing": "Placing the new papers into the existing topics",
     "Recomputing": "Updating the trends",
     "Writing": "Saving the corpus",
+    "Indexing": "Indexing the papers for keyword search",
 }
 
 

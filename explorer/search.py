@@ -1,7 +1,7 @@
 """Keyword (BM25) and semantic search, similar papers, and placing a new abstract.
 
-The BM25 index is built once per corpus build and the query encoder loaded once per process
-(``st.cache_resource``); the functions taking them are plain and tested directly.
+The BM25 index is read from the build (``keyword_index/``, memory-mapped; built in memory for
+older builds) and the query encoder loaded once per process (``st.cache_resource``); the functions taking them are plain and tested directly.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pipeline import place
+from pipeline import bm25, place, schema
 from pipeline.bm25 import tokenize  # one tokeniser for the app and the offline export
 from pipeline.ranking import top_k
 
@@ -83,12 +83,28 @@ def _empty() -> Hits:
 
 
 def build_bm25(corpus: Corpus):
-    """A BM25 index over each paper's title and abstract (the cleaned modelling text)."""
-    import bm25s
+    """A BM25 index over each paper's title and abstract (the cleaned modelling text), built in
+    memory: for builds made before the index was part of the build (``keyword_index/``)."""
+    return bm25.build_index(corpus.papers["model_text"].fillna("").tolist())
 
-    index = bm25s.BM25()
-    index.index(tokenize(corpus.papers["model_text"].fillna("").tolist()), show_progress=False)
-    return index
+
+def load_bm25(corpus: Corpus):
+    """The build's own BM25 index (``keyword_index/``, memory-mapped), or None when the build has
+    none or one that does not fit (see ``pipeline.bm25.index_problem``)."""
+    return bm25.load_index(corpus.folder / schema.KEYWORD_INDEX, corpus.n_papers)
+
+
+def index_note(corpus: Corpus) -> str | None:
+    """Why keyword search indexes this corpus in memory (slower to start and larger), with the
+    command that fixes it; None when it reads the build's index."""
+    problem = bm25.index_problem(corpus.folder / schema.KEYWORD_INDEX, corpus.n_papers)
+    if problem is None:
+        return None
+    return (
+        f"Keyword search indexed this corpus on this server because {problem}. Rebuilding the corpus "
+        f"makes the index part of the build (faster first search, less memory): "
+        f"python -m pipeline build FILES --name {corpus.name} --force"
+    )
 
 
 def phrase_mask(corpus: Corpus, query: str) -> np.ndarray:
@@ -228,12 +244,13 @@ def hits_frame(corpus: Corpus, hits: Hits) -> pd.DataFrame:
 
 @st.cache_resource(max_entries=6, show_spinner=False)  # no spinner: also called by warm()
 def _bm25_cached(key: tuple[str, str, str], _corpus: Corpus):
-    return build_bm25(_corpus)
+    return load_bm25(_corpus) or build_bm25(_corpus)
 
 
 def bm25_index(corpus: Corpus):
-    """The corpus's BM25 index, built once per build (topic edits do not change it) and shared by
-    every session."""
+    """The corpus's BM25 index, shared by every session: the build's ``keyword_index/``
+    memory-mapped, or for an older build one built in memory once per build (topic edits do not
+    change it)."""
     return _bm25_cached(corpus.text_key, corpus)
 
 

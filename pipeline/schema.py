@@ -27,6 +27,7 @@ TOPIC_EMBEDDINGS = "topic_embeddings.npy"
 TOPIC_SIMILARITY = "topic_similarity.npy"
 TOPIC_DISTRIBUTION = "topic_distribution.npy"
 BERTOPIC_DIR = "bertopic"
+KEYWORD_INDEX = "keyword_index"
 
 #: Every file (or folder) of a built corpus, with what it holds. Documented in the README.
 FILES: dict[str, str] = {
@@ -47,6 +48,9 @@ FILES: dict[str, str] = {
     TOPIC_DISTRIBUTION: "float32 (papers, topics) softmax over topics of each paper's cosine similarity to the topics' "
     "embeddings at a fixed temperature of 0.05 (rows sum to 1; a relative score, not a calibrated probability)",
     BERTOPIC_DIR: "the fitted BERTopic model saved with safetensors (never pickle)",
+    KEYWORD_INDEX: "the keyword search's BM25 index of papers.model_text (bm25s's own files: the score matrix as .npy "
+    "arrays the app memory-maps, vocabulary and parameters as JSON) and meta.json with its version, tokeniser and "
+    "paper count; rebuilt by every build, including one that adds papers",
 }
 
 #: Columns of papers.parquet, in order, with their meaning.
@@ -268,7 +272,7 @@ def readme_section() -> str:
     ``python -c "from pipeline import schema; print(schema.readme_section())"``.
     """
     lines = ["| file | contents |", "|---|---|"]
-    lines += [f"| `{f}{'/' if f == BERTOPIC_DIR else ''}` | {d} |" for f, d in FILES.items()]
+    lines += [f"| `{f}{'/' if f in (BERTOPIC_DIR, KEYWORD_INDEX) else ''}` | {d} |" for f, d in FILES.items()]
     lines += _column_details(TABLES)
     lines += _compare_section()
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import artifacts, schema
+from pipeline import artifacts, bm25, schema
 from pipeline.results import TopicResult
 
 #: Packages whose versions the manifest records: those that change the topics or the map (igraph's
@@ -84,6 +84,12 @@ def write_tables(
     ):
         np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
     result.model.save(folder / schema.BERTOPIC_DIR)
+
+
+def write_keyword_index(folder: Path, texts: list[str]) -> None:
+    """``keyword_index/``: the keyword search's BM25 index of ``texts`` (``papers.model_text`` in row
+    order), which the app memory-maps instead of indexing the papers itself."""
+    bm25.save_index(bm25.build_index(texts), folder / schema.KEYWORD_INDEX, len(texts))
 
 
 def save_embeddings(folder: Path, vectors: np.ndarray) -> np.ndarray:

@@ -264,6 +264,57 @@ def test_bm25_ranks_the_paper_of_a_phrase_first(corpus, index, doc_id):
     assert hits.rows[0] == row and hits.exact[0]
 
 
+KEYWORD_QUERIES = [
+    "planning agents", "graph neural networks", "reinforcement learning", "the of and", "zzzzqqq", "LaTeX $x^2$",
+    "multi-agent path finding", "knowledge graph embedding", "fairness", "adversarial prompts for vision-language agents",
+]  # fmt: skip
+
+
+def test_the_builds_keyword_index_is_memory_mapped_and_ranks_as_indexing_the_papers_does(corpus, index):
+    stored = search.load_bm25(corpus)
+    assert stored is not None and search.index_note(corpus) is None
+    assert isinstance(stored.scores["data"], np.memmap) and isinstance(stored.scores["indices"], np.memmap)
+    assert stored.vocab_dict == index.vocab_dict
+    mask = apply(corpus, Filters(years=(2021, 2023)))
+    for query in KEYWORD_QUERIES:
+        for allowed in (None, mask):
+            a = search.keyword_search(corpus, stored, query, mask=allowed, k=50)
+            b = search.keyword_search(corpus, index, query, mask=allowed, k=50)
+            np.testing.assert_array_equal(a.rows, b.rows, err_msg=query)
+            np.testing.assert_array_equal(a.scores, b.scores, err_msg=query)
+            np.testing.assert_array_equal(a.exact, b.exact, err_msg=query)
+    assert len(search.keyword_search(corpus, stored, "planning agents"))
+
+
+def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fix_it(small_artifacts, tmp_path, index):
+    copy_build(small_artifacts, "small", tmp_path, "old")
+    shutil.rmtree(tmp_path / "old" / schema.KEYWORD_INDEX)
+    old = data.load_corpus(tmp_path, "old")
+    assert search.load_bm25(old) is None
+    note = search.index_note(old)
+    assert "no keyword index" in note and "python -m pipeline build FILES --name old --force" in note
+    fallback = search.bm25_index(old)  # what the app uses: built in memory, as before the artifact
+    assert not isinstance(fallback.scores["data"], np.memmap)
+    for query in KEYWORD_QUERIES[:4]:
+        np.testing.assert_array_equal(
+            search.keyword_search(old, fallback, query).rows, search.keyword_search(old, index, query).rows
+        )
+
+
+def test_a_keyword_index_that_does_not_fit_the_papers_is_not_used(small_artifacts, tmp_path):
+    folder = copy_build(small_artifacts, "small", tmp_path, "odd")
+    meta_path = folder / schema.KEYWORD_INDEX / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["n_docs"] += 1
+    meta_path.write_text(json.dumps(meta))
+    odd = data.load_corpus(tmp_path, "odd")
+    assert search.load_bm25(odd) is None and "does not fit" in search.index_note(odd)
+    meta["n_docs"] -= 1
+    meta["version"] = 0
+    meta_path.write_text(json.dumps(meta))
+    assert search.load_bm25(odd) is None
+
+
 def test_bm25_respects_the_filters_and_odd_queries(corpus, index):
     mask = apply(corpus, Filters(years=(2020, 2020)))
     hits = search.keyword_search(corpus, index, "planning agents", mask=mask)
