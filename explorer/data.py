@@ -42,10 +42,7 @@ from pipeline.curation import (
 from pipeline.labels import shown_labels
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
-PAPER_COLUMNS = [
-    "doc_id", "row", "title", "title_derived", "abstract", "model_text", "year", "venue", "authors",
-    "url", "label", "keywords", "topic", "topic_prob", "was_outlier", "placed", "x", "y",
-]  # fmt: skip
+PAPER_COLUMNS = schema.APP_PAPER_COLUMNS
 TEXT_COLUMNS = ["title", "abstract", "model_text", "venue", "authors", "url", "label", "keywords"]
 
 
@@ -190,6 +187,42 @@ def _check(condition: bool, name: str, what: str) -> None:
         raise ArtifactError(f"corpus {name!r}: {what}. The build is inconsistent; rebuild the corpus.")
 
 
+def read_papers(folder: Path, name: str) -> pd.DataFrame:
+    """``PAPER_COLUMNS`` of the build's papers, in row order.
+
+    From ``papers.arrow`` memory-mapped when the build has it: its texts stay in the file (pages
+    are read when a page shows them), so opening a corpus costs little time and memory whatever
+    its size. Builds made before that file existed are read from papers.parquet, as before.
+    """
+    path = folder / schema.PAPERS_ARROW
+    if path.is_file():
+        try:
+            papers = _map_arrow(path)
+        except Exception as exc:  # pyarrow raises several types for damaged files
+            raise ArtifactError(
+                f"corpus {name!r}: {schema.PAPERS_ARROW} is damaged ({type(exc).__name__}). Rebuild the corpus."
+            ) from None
+        source = schema.PAPERS_ARROW
+    else:
+        papers, source = artifacts.read_table(folder, schema.PAPERS), schema.PAPERS
+    missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
+    _check(not missing, name, f"{source} lacks columns {missing}")
+    papers = papers[PAPER_COLUMNS]
+    rows = papers["row"].to_numpy()
+    if not (rows[1:] > rows[:-1]).all():  # sorting copies every column: only when needed
+        papers = papers.sort_values("row", kind="stable")
+    return papers.reset_index(drop=True)
+
+
+def _map_arrow(path: Path) -> pd.DataFrame:
+    """An Arrow IPC file as a frame whose text columns point into the memory-mapped file."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    table = ipc.open_file(pa.memory_map(str(path), "r")).read_all()
+    return table.to_pandas(ignore_metadata=True)
+
+
 def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     """Read every artifact of corpus ``name`` under ``root``.
 
@@ -206,10 +239,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     folder = folder or artifacts.corpus_path(root, name)
     stamp = build_key(folder)  # taken before reading: a folder replaced meanwhile gets a new key on the next rerun
     manifest = artifacts.read_manifest(folder)
-    papers = artifacts.read_table(folder, schema.PAPERS)
-    missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
-    _check(not missing, name, f"papers.parquet lacks columns {missing}")
-    papers = papers[PAPER_COLUMNS].sort_values("row", kind="stable").reset_index(drop=True)
+    papers = read_papers(folder, name)
     n = len(papers)
     _check(bool((papers["row"].to_numpy() == np.arange(n)).all()), name, "papers.row is not 0..n-1")
     for col in TEXT_COLUMNS:

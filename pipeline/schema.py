@@ -14,6 +14,7 @@ SCHEMA_VERSION = 1
 
 MANIFEST = "manifest.json"
 PAPERS = "papers.parquet"
+PAPERS_ARROW = "papers.arrow"
 TOPICS = "topics.parquet"
 TOPIC_TERMS = "topic_terms.parquet"
 HIERARCHY = "hierarchy.parquet"
@@ -34,6 +35,8 @@ FILES: dict[str, str] = {
     MANIFEST: "schema version, inputs with hashes, parameters, counts, how the kNN graph was found (exact, or approximate "
     "with its measured recall), package versions, time and peak memory per stage",
     PAPERS: "one row per paper, keyed by doc_id: display and cleaned text, metadata, topic, topic score, 2-D map position",
+    PAPERS_ARROW: "the columns of papers.parquet the app reads (APP_PAPER_COLUMNS), in row order, as an uncompressed "
+    "Arrow IPC file that the app memory-maps: a corpus opens without reading its texts, which are paged in when shown",
     TOPICS: "one row per topic: label, size, share, keywords with c-TF-IDF weights, representative papers, quality",
     TOPIC_TERMS: "per topic its top terms with c-TF-IDF weight and frequencies, for the relevance (lambda) slider",
     HIERARCHY: "BERTopic's topic hierarchy: each merge of two clusters of topics, with its distance",
@@ -79,6 +82,13 @@ PAPER_COLUMNS: dict[str, str] = {
     "x": "map position, horizontal",
     "y": "map position, vertical",
 }
+
+#: Columns of papers.parquet the app reads, in ``papers.arrow`` (``source_*`` and ``extra`` stay in
+#: papers.parquet only).
+APP_PAPER_COLUMNS = [
+    "doc_id", "row", "title", "title_derived", "abstract", "model_text", "year", "venue", "authors",
+    "url", "label", "keywords", "topic", "topic_prob", "was_outlier", "placed", "x", "y",
+]  # fmt: skip
 
 TOPIC_COLUMNS: dict[str, str] = {
     "topic": "canonical BERTopic topic id",

@@ -53,6 +53,25 @@ def paper_table(papers: pd.DataFrame, result: TopicResult) -> pd.DataFrame:
     return out[list(schema.PAPER_COLUMNS)]
 
 
+def write_paper_arrow(path: Path, table: pd.DataFrame) -> None:
+    """``papers.arrow``: ``schema.APP_PAPER_COLUMNS`` of ``table`` (papers.parquet, in row order) as
+    an uncompressed Arrow IPC file, text as ``large_string`` (pandas' own string storage), so that
+    the app maps it and reads no text until a page shows it."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    arrow = pa.Table.from_pandas(table[schema.APP_PAPER_COLUMNS], preserve_index=False)
+    fields = [
+        pa.field(f.name, pa.large_string()) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type) else f
+        for f in arrow.schema
+    ]
+    arrow = arrow.cast(pa.schema(fields, metadata=arrow.schema.metadata))
+    tmp = path.with_name(path.name + ".tmp")
+    with ipc.new_file(tmp, arrow.schema) as out:
+        out.write_table(arrow)
+    tmp.rename(path)
+
+
 def write_tables(
     folder: Path, result: TopicResult, papers: pd.DataFrame, embeddings: np.ndarray, ingest_report: pd.DataFrame
 ) -> None:
@@ -65,7 +84,10 @@ def write_tables(
         embeddings: float32 ``(n, dim)``.
         ingest_report: the rows ingest skipped or changed.
     """
-    paper_table(papers, result).to_parquet(folder / schema.PAPERS, index=False)
+    table = paper_table(papers, result)
+    table.to_parquet(folder / schema.PAPERS, index=False)
+    write_paper_arrow(folder / schema.PAPERS_ARROW, table)
+    del table
     result.topic_table[list(schema.TOPIC_COLUMNS)].to_parquet(folder / schema.TOPICS, index=False)
     result.topic_terms.to_parquet(folder / schema.TOPIC_TERMS, index=False)
     result.hierarchy.to_parquet(folder / schema.HIERARCHY, index=False)

@@ -90,19 +90,48 @@ def test_broken_and_old_corpora_fail_clearly_while_others_load(small_artifacts, 
     manifest = json.loads((old / schema.MANIFEST).read_text())
     (old / schema.MANIFEST).write_text(json.dumps({**manifest, "schema_version": 0}))
     broken = copy_build(small_artifacts, "small", tmp_path, "broken")
-    (broken / schema.PAPERS).write_bytes(b"not parquet")
+    (broken / schema.PAPERS_ARROW).write_bytes(b"not arrow")
+    broken_old = copy_build(small_artifacts, "small", tmp_path, "broken_old")  # read from Parquet
+    (broken_old / schema.PAPERS_ARROW).unlink()
+    (broken_old / schema.PAPERS).write_bytes(b"not parquet")
     short = copy_build(small_artifacts, "small", tmp_path, "short")
     np.save(short / schema.EMBEDDINGS, np.zeros((3, 8), dtype=np.float32))
 
     with pytest.raises(ArtifactError, match="schema"):
         data.load_corpus(tmp_path, "old")
-    with pytest.raises(ArtifactError, match="papers.parquet is damaged"):
+    with pytest.raises(ArtifactError, match="papers.arrow is damaged"):
         data.load_corpus(tmp_path, "broken")
+    with pytest.raises(ArtifactError, match="papers.parquet is damaged"):
+        data.load_corpus(tmp_path, "broken_old")
     with pytest.raises(ArtifactError, match="embeddings.npy"):
         data.load_corpus(tmp_path, "short")
     assert data.load_corpus(tmp_path, "good").n_papers == 137
     status = {e.name: e.ok for e in artifacts.list_corpora(tmp_path)}
     assert status["good"] and not status["old"]
+
+
+def pa_chunks(series: pd.Series):
+    """The Arrow chunks behind a text column, as they are (converting them would copy)."""
+    return series.array._pa_array.chunks
+
+
+def test_a_corpus_maps_its_papers_and_reads_as_one_built_before_papers_arrow(corpus, small_artifacts, tmp_path):
+    # The texts point into the memory-mapped papers.arrow (nothing read until shown) ...
+    path = str((corpus.folder / schema.PAPERS_ARROW).resolve())
+    maps = [line.split() for line in Path("/proc/self/maps").read_text().splitlines() if line.endswith(path)]
+    spans = [tuple(int(a, 16) for a in m[0].split("-")) for m in maps]
+    for column in ("abstract", "model_text", "title"):
+        address = pa_chunks(corpus.papers[column])[0].buffers()[2].address
+        assert any(lo <= address < hi for lo, hi in spans), column
+    # ... and the corpus is the one an older build (papers.parquet only) gives, column for column.
+    copy_build(small_artifacts, "small", tmp_path, "old")
+    (tmp_path / "old" / schema.PAPERS_ARROW).unlink()
+    old = data.load_corpus(tmp_path, "old")
+    pd.testing.assert_frame_equal(corpus.papers, old.papers)
+    np.testing.assert_array_equal(corpus.xy, old.xy)
+    np.testing.assert_array_equal(corpus.topic_index, old.topic_index)
+    np.testing.assert_array_equal(corpus.short_ids, old.short_ids)
+    np.testing.assert_array_equal(corpus.quoted_ids, old.quoted_ids)
 
 
 def test_cached_corpus_is_shared_and_follows_rebuilds(small_artifacts, tmp_path):
