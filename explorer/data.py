@@ -66,8 +66,9 @@ class Corpus:
         topic_distribution: float32 ``(papers, topics)`` memory map.
         xy: float32 ``(papers, 2)`` map positions.
         topic_index: int ``(papers,)`` row of each paper's topic in ``topics`` (-1: outlier, topic -1).
-        quoted_ids: object ``(papers,)`` doc ids percent-encoded for URLs.
-        short_ids: object ``(papers,)`` short ids for reading-list links (``explorer.readinglist``).
+        quoted_ids: object ``(papers,)`` doc ids percent-encoded for URLs (made on first use).
+        short_ids: object ``(papers,)`` short ids for reading-list links (``explorer.readinglist``;
+            made on first use).
         edits: the curation edits applied (``pipeline.curation``), oldest first.
         skipped_edits: those that no longer match any topic or paper (e.g. after a rebuild).
         curation_error: why the curation file could not be read, or None.
@@ -94,11 +95,7 @@ class Corpus:
     topic_distribution: np.ndarray
     xy: np.ndarray
     topic_index: np.ndarray
-    quoted_ids: np.ndarray
-    short_ids: np.ndarray
-    _doc_pos: pd.Index = field(repr=False)
     _topic_pos: dict[int, int] = field(repr=False)
-    _short_pos: pd.Index = field(repr=False)
     build_key: str = ""
     edits_key: str = ""
     edits: tuple[dict, ...] = ()
@@ -148,6 +145,29 @@ class Corpus:
 
     def topic_colours(self, topics) -> list[str]:
         return [self.colouring.colour(int(t)) for t in topics]
+
+    # The ids below are made on first use, not by the load: a hash or a string a paper, seconds
+    # for a million papers that the map's first view does not need.
+
+    @cached_property
+    def quoted_ids(self) -> np.ndarray:
+        """object ``(papers,)``: doc ids percent-encoded for URLs."""
+        return self.papers["doc_id"].map(lambda d: quote(str(d), safe="")).to_numpy(dtype=object)
+
+    @cached_property
+    def short_ids(self) -> np.ndarray:
+        """object ``(papers,)``: short ids for reading-list links (``explorer.readinglist``)."""
+        ids = readinglist.short_ids(self.papers["doc_id"])
+        ids.setflags(write=False)
+        return ids
+
+    @cached_property
+    def _doc_pos(self) -> pd.Index:
+        return pd.Index(self.papers["doc_id"].to_numpy(dtype=object))
+
+    @cached_property
+    def _short_pos(self) -> pd.Index:
+        return pd.Index(self.short_ids)
 
     @cached_property
     def venues(self) -> list[str]:
@@ -290,7 +310,6 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     terms = artifacts.read_table(folder, schema.TERMS)
     terms["term"] = terms["term"].astype("str")
-    short = readinglist.short_ids(papers["doc_id"])
     return Corpus(
         name=name,
         build_id=folder.name,
@@ -310,11 +329,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         topic_distribution=distribution,
         xy=xy,
         topic_index=topic_index,
-        quoted_ids=papers["doc_id"].map(lambda d: quote(str(d), safe="")).to_numpy(dtype=object),
-        short_ids=short,
-        _doc_pos=pd.Index(papers["doc_id"].to_numpy(dtype=object)),
         _topic_pos=topic_pos,
-        _short_pos=pd.Index(short),
         build_key=stamp,
     )
 
@@ -384,8 +399,10 @@ def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
         edits=tuple(edits),
         skipped_edits=tuple(applied.skipped),
     )
-    if "keyword_years" in base.__dict__:  # already read: share it
-        out.__dict__["keyword_years"] = base.__dict__["keyword_years"]
+    # Already made: share them (edits change no doc id and no row).
+    for name in ("keyword_years", "quoted_ids", "short_ids", "_doc_pos", "_short_pos"):
+        if name in base.__dict__:
+            out.__dict__[name] = base.__dict__[name]
     return out
 
 
