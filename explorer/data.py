@@ -6,7 +6,8 @@ corpus name, :func:`build_key`) and the curated corpus keyed by that plus a hash
 file (``<root>/<name>.curation.json``, see ``pipeline.curation``). Every browser session shares one
 copy; a rebuilt corpus (a new build behind the ``<name>`` symlink, or a plain folder replaced by
 hand) or an edit (a new file hash) is picked up on the next rerun, and undoing an edit finds the
-earlier copy again. Embeddings and the topic distribution are memory-mapped, never copied.
+earlier copy again. The papers (``papers.arrow``), the embeddings and the topic distribution are
+memory-mapped, never copied: texts are read from the file when a page uses them.
 
 One identity for every cache: :func:`build_key` (the build id plus a stamp of its manifest file)
 identifies a build everywhere. ``Corpus.key`` (build + edits) and ``Corpus.text_key`` (build only)
