@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -140,9 +142,19 @@ def _contains_phrase(column: pd.Series, words: list[str]) -> np.ndarray:
 
     arrow = getattr(column.array, "_pa_array", None)
     if arrow is not None:
-        try:
-            hit = pc.match_substring_regex(arrow, _python_space().join(re.escape(w) for w in words), ignore_case=True)
+        pattern = _python_space().join(re.escape(w) for w in words)
+
+        def match(chunk) -> np.ndarray:
+            hit = pc.match_substring_regex(chunk, pattern, ignore_case=True)
             return hit.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
+
+        try:
+            chunks = arrow.chunks
+            if len(chunks) <= 1:
+                return match(arrow) if len(chunks) else np.zeros(0, dtype=bool)
+            # papers.arrow is written in batches: RE2 scans them on all cores (Arrow frees the GIL).
+            with ThreadPoolExecutor(max_workers=min(len(chunks), os.cpu_count() or 1)) as pool:
+                return np.concatenate(list(pool.map(match, chunks)))
         except (ArrowInvalid, NotImplementedError):
             pass
     pattern = r"\s+".join(re.escape(w) for w in words)
@@ -166,11 +178,17 @@ def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None
     allowed = (scores > 0) | exact
     if mask is not None:
         allowed &= mask
-    rows = np.flatnonzero(allowed)
+    # Order: exact phrases first, then by score, ties by row; only the k best are sorted (a common
+    # word matches most of a million papers).
+    first = np.flatnonzero(allowed & exact)
+    first = first[np.lexsort((first, -scores[first]))][:k]
+    rest = np.flatnonzero(allowed & ~exact)
+    if len(first) < k and len(rest):
+        best = top_k(scores[rest], min(k - len(first), len(rest)))
+        first = np.concatenate([first, rest[best]])
+    rows = first.astype(np.int64)
     if len(rows) == 0:
         return _empty()
-    order = np.lexsort((rows, -scores[rows], ~exact[rows]))[:k]
-    rows = rows[order]
     return Hits(rows, scores[rows], exact[rows])
 
 

@@ -53,6 +53,10 @@ def paper_table(papers: pd.DataFrame, result: TopicResult) -> pd.DataFrame:
     return out[list(schema.PAPER_COLUMNS)]
 
 
+#: Rows per record batch of papers.arrow: the app scans the batches on all cores (the phrase check).
+PAPER_BATCH_ROWS = 65_536
+
+
 def write_paper_arrow(path: Path, table: pd.DataFrame) -> None:
     """``papers.arrow``: ``schema.APP_PAPER_COLUMNS`` of ``table`` (papers.parquet, in row order) as
     an uncompressed Arrow IPC file, text as ``large_string`` (pandas' own string storage), so that
@@ -68,7 +72,7 @@ def write_paper_arrow(path: Path, table: pd.DataFrame) -> None:
     arrow = arrow.cast(pa.schema(fields, metadata=arrow.schema.metadata))
     tmp = path.with_name(path.name + ".tmp")
     with ipc.new_file(tmp, arrow.schema) as out:
-        out.write_table(arrow)
+        out.write_table(arrow, max_chunksize=PAPER_BATCH_ROWS)
     tmp.rename(path)
 
 

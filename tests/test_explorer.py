@@ -338,6 +338,34 @@ def test_the_phrase_check_matches_what_pandas_matched(corpus):
         expected = _pandas_phrase_mask(papers, query)
         np.testing.assert_array_equal(search.phrase_mask(tiny, query), expected, err_msg=query)
     assert search.phrase_mask(tiny, "über die").tolist() == [True, True, False, False, False, False]
+    # papers.arrow's batches (several chunks, scanned in parallel) give the same answer.
+    import pyarrow as pa
+
+    chunked = pa.chunked_array([texts[:2], texts[2:3], texts[3:]], type=pa.large_string())
+    papers_chunked = pd.DataFrame({"abstract": pd.arrays.ArrowStringArray(chunked), "title": papers["title"]})
+    assert len(papers_chunked["abstract"].array._pa_array.chunks) == 3
+    tiny_chunked = SimpleNamespace(n_papers=len(texts), papers=papers_chunked)
+    for query in ["über die", "die straße", "a+b (c)", "école NORMALE"]:
+        np.testing.assert_array_equal(search.phrase_mask(tiny_chunked, query), search.phrase_mask(tiny, query))
+
+
+def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index):
+    """Only the k best are sorted now; the order is the full sort's: exact first, score, row."""
+    rng = np.random.default_rng(3)
+    for query in [*KEYWORD_QUERIES, "learning", "agents planning", "the learning"]:
+        for k in (1, 5, 25, 500):
+            mask = rng.random(corpus.n_papers) < 0.7 if k != 500 else None
+            tokens = search.tokenize([query])[0]
+            ids = index.get_tokens_ids(tokens) if tokens else []
+            scores = (
+                np.asarray(index.get_scores(ids), dtype=np.float32) if ids else np.zeros(corpus.n_papers, np.float32)
+            )
+            exact = search.phrase_mask(corpus, query)
+            allowed = ((scores > 0) | exact) & (mask if mask is not None else True)
+            rows = np.flatnonzero(allowed)
+            expected = rows[np.lexsort((rows, -scores[rows], ~exact[rows]))][:k]
+            hits = search.keyword_search(corpus, index, query, mask=mask, k=k)
+            np.testing.assert_array_equal(hits.rows, expected, err_msg=f"{query} k={k}")
 
 
 def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fix_it(small_artifacts, tmp_path, index):
