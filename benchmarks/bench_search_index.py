@@ -386,11 +386,13 @@ def texts_arrow(texts: Path, dest: Path) -> None:
     import pyarrow as pa
     import pyarrow.ipc as ipc
 
+    from pipeline.writer import PAPER_BATCH_ROWS
+
     t = pd.read_parquet(texts, columns=["title", "abstract"])
     table = pa.Table.from_pandas(t, preserve_index=False)
     table = table.cast(pa.schema([pa.field(f.name, pa.large_string()) for f in table.schema]))
     with ipc.new_file(dest, table.schema) as out:
-        out.write_table(table)
+        out.write_table(table, max_chunksize=PAPER_BATCH_ROWS)
 
 
 # ------------------------------------------------------------------------------------------
@@ -450,6 +452,15 @@ def markdown(res: dict) -> str:
                 f"| {ml['VmRSS']:,} ({ml['RssAnon']:,}+{ml['RssFile']:,}) | {ma['VmRSS']:,} ({ma['RssAnon']:,}+{ma['RssFile']:,}) | {v} |"
             )
     same = all(r["old"]["hits"] == r["new"]["hits"] for r in res["sizes"].values())
+    for r in res["sizes"].values():
+        slow = sorted(zip(r["new"]["times"], QUERIES, strict=True), reverse=True)[:3]
+        lines += [
+            "",
+            f"Slowest new searches at {r['n']:,}: "
+            + ", ".join(f"'{q}' {t:.2f} s" for t, q in slow)
+            + (f" (new rows re-measured: {r['new_rerun']})" if r.get("new_rerun") else "")
+            + ".",
+        ]
     lines += [
         "",
         f"Same results: the 25 hits of every query are {'identical' if same else '**not identical**'} on both paths. "
@@ -476,6 +487,9 @@ def markdown(res: dict) -> str:
                 f"| {r['n']:,} | {LOAD_PATHS[path]} | {p['load_s']:.2f} | {p['first_view_s']:.3f} "
                 f"| {grow['VmRSS']:,} ({grow['RssAnon']:,}+{grow['RssFile']:,}) | time {ok_t}, memory {ok_m} |"
             )
+    reruns = {r["rerun_load"] for r in res["sizes"].values() if r.get("rerun_load")}
+    if reruns:
+        lines += ["", f"Corpus loads re-measured, all three rows together: {'; '.join(sorted(reruns))}."]
     lines += [
         "",
         "Not measured here: the map's first visit and the server's memory after the map and both searches (need the "
@@ -492,6 +506,12 @@ def main() -> None:
     ap.add_argument(
         "--baseline", default="4c179b5", help="commit whose corpus load is 'old' (default: the one before this change)"
     )
+    ap.add_argument(
+        "--rerun-new",
+        metavar="WHY",
+        help="measure only the new search path again (into the last run's results.json), saying why in BENCHMARKS.md",
+    )
+    ap.add_argument("--rerun-load", action="store_true", help="with --rerun-new: the corpus loads again too")
     ap.add_argument("--phase", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
@@ -507,7 +527,25 @@ def main() -> None:
         "command": "python benchmarks/bench_search_index.py --sizes " + " ".join(args.sizes),
         "sizes": {},
     }
-    fixture = fixture_build(args.work)
+    if args.rerun_new:  # the new search path again, into the results of the last full run
+        res = json.loads((args.work / "results.json").read_text())
+        for size in args.sizes:
+            folder, r = args.work / size, res["sizes"][size]
+            texts_arrow(folder / "texts.parquet", folder / "texts.arrow")
+            r["new"] = run_phase("new", str(folder))
+            r["new_rerun"] = args.rerun_new
+            print(f"[{size}] new: first {r['new']['first_s']:.2f} s, median {r['new']['median_s']:.3f} s", flush=True)
+            if args.rerun_load:  # the three corpus loads again, one after the other
+                bench_old, bench_new = folder / "build-old" / "bench", folder / "build-new" / "bench"
+                r["load_old"] = run_phase("load", str(bench_old), "bench", code=baseline_tree(args))
+                r["load_parquet"] = run_phase("load", str(bench_old), "bench")
+                r["load_new"] = run_phase("load", str(bench_new), "bench")
+                r["rerun_load"] = args.rerun_new
+                print(f"  { ({k: round(v['load_s'], 2) for k, v in r.items() if k.startswith('load_')}) }", flush=True)
+        (args.work / "results.json").write_text(json.dumps(res, indent=1, default=float))
+        args.sizes = []
+    else:
+        fixture = fixture_build(args.work)
     for size in args.sizes:
         n = SIZES[size]
         folder = args.work / size
@@ -542,7 +580,7 @@ def main() -> None:
         print(f"  { ({k: round(v['load_s'], 2) for k, v in r.items() if k.startswith('load_')}) }", flush=True)
         res["sizes"][size] = r
         (args.work / "results.json").write_text(json.dumps(res, indent=1, default=float))
-    res["load"] = os.getloadavg()[0]
+    res["load"] = os.getloadavg()[0] if not args.rerun_new else res.get("load", os.getloadavg()[0])
     block = markdown(res)
     print(block)
     if not args.no_write:

@@ -225,7 +225,7 @@ def read_papers(folder: Path, name: str) -> pd.DataFrame:
             ) from None
         source = schema.PAPERS_ARROW
     else:
-        papers, source = artifacts.read_table(folder, schema.PAPERS), schema.PAPERS
+        papers, source = artifacts.read_table(folder, schema.PAPERS, columns=_parquet_columns(folder)), schema.PAPERS
     missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
     _check(not missing, name, f"{source} lacks columns {missing}")
     papers = papers[PAPER_COLUMNS]
@@ -233,6 +233,18 @@ def read_papers(folder: Path, name: str) -> pd.DataFrame:
     if not (rows[1:] > rows[:-1]).all():  # sorting copies every column: only when needed
         papers = papers.sort_values("row", kind="stable")
     return papers.reset_index(drop=True)
+
+
+def _parquet_columns(folder: Path) -> list[str] | None:
+    """The app's columns that papers.parquet has (the others, e.g. ``extra``, are not read), or
+    None when its schema cannot be read (``read_table`` then says the file is damaged)."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(folder / schema.PAPERS).names)
+    except Exception:  # pyarrow raises several types for missing or damaged files
+        return None
+    return [c for c in PAPER_COLUMNS if c in names]
 
 
 def _map_arrow(path: Path) -> pd.DataFrame:
