@@ -306,8 +306,9 @@ _WARM_LOCK = threading.Lock()
 
 
 def warm(corpus: Corpus, *, writable: bool = True) -> None:
-    """Build the keyword index and load the query encoder in the background, once per build, so
-    that the first search does not wait for them (a few seconds for a large corpus).
+    """Open the keyword index (or, for a build without ``keyword_index/``, build it) and load the
+    query encoder in the background, once per build, so that the first search does not wait for
+    them.
 
     Args:
         writable: the encoder may write its ONNX export to the artifacts cache (not on a
