@@ -6,7 +6,8 @@ corpus name, :func:`build_key`) and the curated corpus keyed by that plus a hash
 file (``<root>/<name>.curation.json``, see ``pipeline.curation``). Every browser session shares one
 copy; a rebuilt corpus (a new build behind the ``<name>`` symlink, or a plain folder replaced by
 hand) or an edit (a new file hash) is picked up on the next rerun, and undoing an edit finds the
-earlier copy again. Embeddings and the topic distribution are memory-mapped, never copied.
+earlier copy again. The papers (``papers.arrow``), the embeddings and the topic distribution are
+memory-mapped, never copied: texts are read from the file when a page uses them.
 
 One identity for every cache: :func:`build_key` (the build id plus a stamp of its manifest file)
 identifies a build everywhere. ``Corpus.key`` (build + edits) and ``Corpus.text_key`` (build only)
@@ -42,10 +43,7 @@ from pipeline.curation import (
 from pipeline.labels import shown_labels
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
-PAPER_COLUMNS = [
-    "doc_id", "row", "title", "title_derived", "abstract", "model_text", "year", "venue", "authors",
-    "url", "label", "keywords", "topic", "topic_prob", "was_outlier", "placed", "x", "y",
-]  # fmt: skip
+PAPER_COLUMNS = schema.APP_PAPER_COLUMNS
 TEXT_COLUMNS = ["title", "abstract", "model_text", "venue", "authors", "url", "label", "keywords"]
 
 
@@ -69,8 +67,9 @@ class Corpus:
         topic_distribution: float32 ``(papers, topics)`` memory map.
         xy: float32 ``(papers, 2)`` map positions.
         topic_index: int ``(papers,)`` row of each paper's topic in ``topics`` (-1: outlier, topic -1).
-        quoted_ids: object ``(papers,)`` doc ids percent-encoded for URLs.
-        short_ids: object ``(papers,)`` short ids for reading-list links (``explorer.readinglist``).
+        quoted_ids: object ``(papers,)`` doc ids percent-encoded for URLs (made on first use).
+        short_ids: object ``(papers,)`` short ids for reading-list links (``explorer.readinglist``;
+            made on first use).
         edits: the curation edits applied (``pipeline.curation``), oldest first.
         skipped_edits: those that no longer match any topic or paper (e.g. after a rebuild).
         curation_error: why the curation file could not be read, or None.
@@ -97,11 +96,7 @@ class Corpus:
     topic_distribution: np.ndarray
     xy: np.ndarray
     topic_index: np.ndarray
-    quoted_ids: np.ndarray
-    short_ids: np.ndarray
-    _doc_pos: pd.Index = field(repr=False)
     _topic_pos: dict[int, int] = field(repr=False)
-    _short_pos: pd.Index = field(repr=False)
     build_key: str = ""
     edits_key: str = ""
     edits: tuple[dict, ...] = ()
@@ -152,6 +147,29 @@ class Corpus:
     def topic_colours(self, topics) -> list[str]:
         return [self.colouring.colour(int(t)) for t in topics]
 
+    # The ids below are made on first use, not by the load: a hash or a string a paper, seconds
+    # for a million papers that the map's first view does not need.
+
+    @cached_property
+    def quoted_ids(self) -> np.ndarray:
+        """object ``(papers,)``: doc ids percent-encoded for URLs."""
+        return self.papers["doc_id"].map(lambda d: quote(str(d), safe="")).to_numpy(dtype=object)
+
+    @cached_property
+    def short_ids(self) -> np.ndarray:
+        """object ``(papers,)``: short ids for reading-list links (``explorer.readinglist``)."""
+        ids = readinglist.short_ids(self.papers["doc_id"])
+        ids.setflags(write=False)
+        return ids
+
+    @cached_property
+    def _doc_pos(self) -> pd.Index:
+        return pd.Index(self.papers["doc_id"].to_numpy(dtype=object))
+
+    @cached_property
+    def _short_pos(self) -> pd.Index:
+        return pd.Index(self.short_ids)
+
     @cached_property
     def venues(self) -> list[str]:
         return sorted(self.papers["venue"].dropna().unique().tolist())
@@ -190,6 +208,54 @@ def _check(condition: bool, name: str, what: str) -> None:
         raise ArtifactError(f"corpus {name!r}: {what}. The build is inconsistent; rebuild the corpus.")
 
 
+def read_papers(folder: Path, name: str) -> pd.DataFrame:
+    """``PAPER_COLUMNS`` of the build's papers, in row order.
+
+    From ``papers.arrow`` memory-mapped when the build has it: its texts stay in the file (pages
+    are read when a page shows them), so opening a corpus costs little time and memory whatever
+    its size. Builds made before that file existed are read from papers.parquet, as before.
+    """
+    path = folder / schema.PAPERS_ARROW
+    if path.is_file():
+        try:
+            papers = _map_arrow(path)
+        except Exception as exc:  # pyarrow raises several types for damaged files
+            raise ArtifactError(
+                f"corpus {name!r}: {schema.PAPERS_ARROW} is damaged ({type(exc).__name__}). Rebuild the corpus."
+            ) from None
+        source = schema.PAPERS_ARROW
+    else:
+        papers, source = artifacts.read_table(folder, schema.PAPERS, columns=_parquet_columns(folder)), schema.PAPERS
+    missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
+    _check(not missing, name, f"{source} lacks columns {missing}")
+    papers = papers[PAPER_COLUMNS]
+    rows = papers["row"].to_numpy()
+    if not (rows[1:] > rows[:-1]).all():  # sorting copies every column: only when needed
+        papers = papers.sort_values("row", kind="stable")
+    return papers.reset_index(drop=True)
+
+
+def _parquet_columns(folder: Path) -> list[str] | None:
+    """The app's columns that papers.parquet has (the others, e.g. ``extra``, are not read), or
+    None when its schema cannot be read (``read_table`` then says the file is damaged)."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(folder / schema.PAPERS).names)
+    except Exception:  # pyarrow raises several types for missing or damaged files
+        return None
+    return [c for c in PAPER_COLUMNS if c in names]
+
+
+def _map_arrow(path: Path) -> pd.DataFrame:
+    """An Arrow IPC file as a frame whose text columns point into the memory-mapped file."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    table = ipc.open_file(pa.memory_map(str(path), "r")).read_all()
+    return table.to_pandas(ignore_metadata=True)
+
+
 def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     """Read every artifact of corpus ``name`` under ``root``.
 
@@ -206,10 +272,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     folder = folder or artifacts.corpus_path(root, name)
     stamp = build_key(folder)  # taken before reading: a folder replaced meanwhile gets a new key on the next rerun
     manifest = artifacts.read_manifest(folder)
-    papers = artifacts.read_table(folder, schema.PAPERS)
-    missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
-    _check(not missing, name, f"papers.parquet lacks columns {missing}")
-    papers = papers[PAPER_COLUMNS].sort_values("row", kind="stable").reset_index(drop=True)
+    papers = read_papers(folder, name)
     n = len(papers)
     _check(bool((papers["row"].to_numpy() == np.arange(n)).all()), name, "papers.row is not 0..n-1")
     for col in TEXT_COLUMNS:
@@ -260,7 +323,6 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     terms = artifacts.read_table(folder, schema.TERMS)
     terms["term"] = terms["term"].astype("str")
-    short = readinglist.short_ids(papers["doc_id"])
     return Corpus(
         name=name,
         build_id=folder.name,
@@ -280,11 +342,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         topic_distribution=distribution,
         xy=xy,
         topic_index=topic_index,
-        quoted_ids=papers["doc_id"].map(lambda d: quote(str(d), safe="")).to_numpy(dtype=object),
-        short_ids=short,
-        _doc_pos=pd.Index(papers["doc_id"].to_numpy(dtype=object)),
         _topic_pos=topic_pos,
-        _short_pos=pd.Index(short),
         build_key=stamp,
     )
 
@@ -354,8 +412,10 @@ def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
         edits=tuple(edits),
         skipped_edits=tuple(applied.skipped),
     )
-    if "keyword_years" in base.__dict__:  # already read: share it
-        out.__dict__["keyword_years"] = base.__dict__["keyword_years"]
+    # Already made: share them (edits change no doc id and no row).
+    for name in ("keyword_years", "quoted_ids", "short_ids", "_doc_pos", "_short_pos"):
+        if name in base.__dict__:
+            out.__dict__[name] = base.__dict__[name]
     return out
 
 

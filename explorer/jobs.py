@@ -60,10 +60,10 @@ KEEP_FINISHED = 20
 #: 2.5 MB (13x); ``SPACE_FACTOR`` leaves room, and ``MIN_FREE`` covers fixed costs (model export).
 SPACE_FACTOR = 20
 MIN_FREE = 256 * 2**20
-#: The build's steps today: a full fit and an incremental placement (the progress bar's length;
+#: The build's steps today, the keyword index last: a full fit and an incremental placement (the progress bar's length;
 #: a build that reports more steps just fills it).
-FULL_STEPS = 8
-INCREMENTAL_STEPS = 5
+FULL_STEPS = 9
+INCREMENTAL_STEPS = 6
 _JOB_ID = re.compile(r"^\d{8}T\d{6}-\d{6}-[0-9a-f]{4}$")  # sorts by submission time
 _STOP = threading.Event()  # the worker was asked to stop (SIGTERM): cancel the build, run no other
 
@@ -697,6 +697,7 @@ PLAIN_STAGES = {
     "Placing": "Placing the new papers into the existing topics",
     "Recomputing": "Updating the trends",
     "Writing": "Saving the corpus",
+    "Indexing": "Indexing the papers for keyword search",
 }
 
 

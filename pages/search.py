@@ -39,7 +39,7 @@ with find:
             "own embedding model, even without shared words. The sidebar filters apply."
         )
     elif not shell.nothing_left(ctx):
-        with st.spinner("Searching (the first search of a corpus prepares its index)…"):
+        with st.spinner("Searching…"):
             if mode == "keyword":
                 hits = search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=25)
             else:
@@ -56,6 +56,8 @@ with find:
             )
         score_name = "BM25" if mode == "keyword" else "cosine"
         st.caption(f"{len(hits)} results · {score_name} score{' · ★ exact phrase' if hits.exact.any() else ''}")
+        if mode == "keyword" and (note := search.index_note(corpus)):
+            st.caption(note)
         for i, (r, score, exact) in enumerate(zip(hits.rows, hits.scores, hits.exact, strict=True), start=1):
             shell.paper_item(
                 ctx,

@@ -1,6 +1,10 @@
-"""Keyword search's tokeniser and BM25 index, shared by the app and the offline export.
+"""Keyword search's tokeniser and BM25 index, shared by the build, the app and the offline export.
 
-The app ranks with ``bm25s`` (``explorer.search``). The offline export has no Python, so it ships
+The build writes the index (``build_index``, ``save_index``) into the build folder as
+``keyword_index/``: bm25s's own files (the score matrix as three ``.npy`` arrays, the vocabulary
+and parameters as JSON) and ``meta.json`` naming this module's ``INDEX_VERSION``, the tokeniser and
+the number of papers. The app reads it memory-mapped (``load_index``) and ranks with ``bm25s``
+(``explorer.search``): a query touches only its terms' columns, never the papers' texts. The offline export has no Python, so it ships
 the index's statistics (``export_index``) and scores queries in JavaScript with the same
 tokeniser, the same BM25 variant and the same float32 arithmetic, so that a query ranks the same
 papers in the same order in both (``tests/test_export.py`` checks it on real queries).
@@ -11,7 +15,10 @@ The tokeniser is bm25s's: lower case, tokens are runs of two or more word charac
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +33,83 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     return bm25s.tokenize(
         texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=STOPWORDS, return_ids=False, show_progress=False
     )
+
+
+#: Version of ``keyword_index/``: bump it when the tokeniser or the index's files change, so that the
+#: app stops reading older indexes (it builds the index in memory instead, as before the artifact).
+INDEX_VERSION = 1
+INDEX_META = "meta.json"
+
+
+def build_index(texts: Sequence[str]):
+    """A ``bm25s.BM25`` index of ``texts`` (each paper's ``model_text``, in row order; None counts
+    as an empty text). The app's on-demand index and the build's artifact are both made here."""
+    import bm25s
+
+    index = bm25s.BM25()
+    index.index(tokenize([t if isinstance(t, str) else "" for t in texts]), show_progress=False)
+    return index
+
+
+def _meta(n_docs: int) -> dict:
+    import bm25s
+
+    return {
+        "version": INDEX_VERSION,
+        "bm25s": bm25s.__version__,
+        "token_pattern": TOKEN_PATTERN,
+        "stopwords": STOPWORDS,
+        "n_docs": int(n_docs),
+    }
+
+
+def save_index(index, folder: Path, n_docs: int) -> None:
+    """Write ``index`` as ``folder`` (a new folder; written under a temporary name, then renamed).
+
+    Args:
+        index: from ``build_index``.
+        folder: e.g. ``build_folder / schema.KEYWORD_INDEX``.
+        n_docs: papers indexed (the reader checks it against the corpus).
+    """
+    folder = Path(folder)
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    index.save(tmp, allow_pickle=False, show_progress=False)
+    (tmp / INDEX_META).write_text(json.dumps(_meta(n_docs), indent=1), encoding="utf-8")
+    tmp.rename(folder)
+
+
+def index_problem(folder: Path, n_docs: int) -> str | None:
+    """Why the index in ``folder`` cannot serve a corpus of ``n_docs`` papers, or None if it can."""
+    folder = Path(folder)
+    try:
+        meta = json.loads((folder / INDEX_META).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return "this build has no keyword index (built before the index was part of the build)"
+    except (OSError, ValueError) as exc:
+        return f"its keyword index is unreadable ({exc})"
+    expected = _meta(n_docs)
+    for key in ("version", "token_pattern", "stopwords", "n_docs"):
+        if meta.get(key) != expected[key]:
+            return f"its keyword index does not fit ({key}: {meta.get(key)!r}, expected {expected[key]!r})"
+    return None
+
+
+def load_index(folder: Path, n_docs: int):
+    """The index saved in ``folder``, its score arrays memory-mapped (read-only), or None when
+    there is none or it does not fit (``index_problem``): the caller then builds one.
+    """
+    import bm25s
+
+    if index_problem(folder, n_docs) is not None:
+        return None
+    try:
+        index = bm25s.BM25.load(folder, mmap=True, allow_pickle=False, show_progress=False)
+    except (OSError, ValueError):
+        return None
+    if index.scores.get("num_docs") != n_docs:
+        return None
+    return index
 
 
 def parameters() -> dict:

@@ -321,6 +321,10 @@ def build(
                 topics = _fit_full(papers, texts, embeddings, config, root, embedder, run)
             with run.stage("write", "Writing artifacts"):
                 writer.write_tables(folder, topics, papers, embeddings, result.report)
+            # Every build writes the whole index again, an incremental one too: an index with
+            # the new papers' terms and the corpus's new statistics (idf, mean length).
+            with run.stage("keyword_index", f"Indexing {len(papers):,} papers for keyword search"):
+                writer.write_keyword_index(folder, texts)
             summary.topics = len(topics.topic_table)
             summary.stability = topics.stability_mean
             summary.outlier_share = topics.outlier_share

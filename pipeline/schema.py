@@ -14,6 +14,7 @@ SCHEMA_VERSION = 1
 
 MANIFEST = "manifest.json"
 PAPERS = "papers.parquet"
+PAPERS_ARROW = "papers.arrow"
 TOPICS = "topics.parquet"
 TOPIC_TERMS = "topic_terms.parquet"
 HIERARCHY = "hierarchy.parquet"
@@ -27,12 +28,15 @@ TOPIC_EMBEDDINGS = "topic_embeddings.npy"
 TOPIC_SIMILARITY = "topic_similarity.npy"
 TOPIC_DISTRIBUTION = "topic_distribution.npy"
 BERTOPIC_DIR = "bertopic"
+KEYWORD_INDEX = "keyword_index"
 
 #: Every file (or folder) of a built corpus, with what it holds. Documented in the README.
 FILES: dict[str, str] = {
     MANIFEST: "schema version, inputs with hashes, parameters, counts, how the kNN graph was found (exact, or approximate "
     "with its measured recall), package versions, time and peak memory per stage",
     PAPERS: "one row per paper, keyed by doc_id: display and cleaned text, metadata, topic, topic score, 2-D map position",
+    PAPERS_ARROW: "the columns of papers.parquet the app reads (APP_PAPER_COLUMNS), in row order, as an uncompressed "
+    "Arrow IPC file that the app memory-maps: a corpus opens without reading its texts, which are paged in when shown",
     TOPICS: "one row per topic: label, size, share, keywords with c-TF-IDF weights, representative papers, quality",
     TOPIC_TERMS: "per topic its top terms with c-TF-IDF weight and frequencies, for the relevance (lambda) slider",
     HIERARCHY: "BERTopic's topic hierarchy: each merge of two clusters of topics, with its distance",
@@ -47,6 +51,9 @@ FILES: dict[str, str] = {
     TOPIC_DISTRIBUTION: "float32 (papers, topics) softmax over topics of each paper's cosine similarity to the topics' "
     "embeddings at a fixed temperature of 0.05 (rows sum to 1; a relative score, not a calibrated probability)",
     BERTOPIC_DIR: "the fitted BERTopic model saved with safetensors (never pickle)",
+    KEYWORD_INDEX: "the keyword search's BM25 index of papers.model_text (bm25s's own files: the score matrix as .npy "
+    "arrays the app memory-maps, vocabulary and parameters as JSON) and meta.json with its version, tokeniser and "
+    "paper count; rebuilt by every build, including one that adds papers",
 }
 
 #: Columns of papers.parquet, in order, with their meaning.
@@ -75,6 +82,13 @@ PAPER_COLUMNS: dict[str, str] = {
     "x": "map position, horizontal",
     "y": "map position, vertical",
 }
+
+#: Columns of papers.parquet the app reads, in ``papers.arrow`` (``source_*`` and ``extra`` stay in
+#: papers.parquet only).
+APP_PAPER_COLUMNS = [
+    "doc_id", "row", "title", "title_derived", "abstract", "model_text", "year", "venue", "authors",
+    "url", "label", "keywords", "topic", "topic_prob", "was_outlier", "placed", "x", "y",
+]  # fmt: skip
 
 TOPIC_COLUMNS: dict[str, str] = {
     "topic": "canonical BERTopic topic id",
@@ -268,7 +282,7 @@ def readme_section() -> str:
     ``python -c "from pipeline import schema; print(schema.readme_section())"``.
     """
     lines = ["| file | contents |", "|---|---|"]
-    lines += [f"| `{f}{'/' if f == BERTOPIC_DIR else ''}` | {d} |" for f, d in FILES.items()]
+    lines += [f"| `{f}{'/' if f in (BERTOPIC_DIR, KEYWORD_INDEX) else ''}` | {d} |" for f, d in FILES.items()]
     lines += _column_details(TABLES)
     lines += _compare_section()
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import artifacts, schema
+from pipeline import artifacts, bm25, schema
 from pipeline.results import TopicResult
 
 #: Packages whose versions the manifest records: those that change the topics or the map (igraph's
@@ -53,6 +53,29 @@ def paper_table(papers: pd.DataFrame, result: TopicResult) -> pd.DataFrame:
     return out[list(schema.PAPER_COLUMNS)]
 
 
+#: Rows per record batch of papers.arrow: the app scans the batches on all cores (the phrase check).
+PAPER_BATCH_ROWS = 65_536
+
+
+def write_paper_arrow(path: Path, table: pd.DataFrame) -> None:
+    """``papers.arrow``: ``schema.APP_PAPER_COLUMNS`` of ``table`` (papers.parquet, in row order) as
+    an uncompressed Arrow IPC file, text as ``large_string`` (pandas' own string storage), so that
+    the app maps it and reads no text until a page shows it."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    arrow = pa.Table.from_pandas(table[schema.APP_PAPER_COLUMNS], preserve_index=False)
+    fields = [
+        pa.field(f.name, pa.large_string()) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type) else f
+        for f in arrow.schema
+    ]
+    arrow = arrow.cast(pa.schema(fields, metadata=arrow.schema.metadata))
+    tmp = path.with_name(path.name + ".tmp")
+    with ipc.new_file(tmp, arrow.schema) as out:
+        out.write_table(arrow, max_chunksize=PAPER_BATCH_ROWS)
+    tmp.rename(path)
+
+
 def write_tables(
     folder: Path, result: TopicResult, papers: pd.DataFrame, embeddings: np.ndarray, ingest_report: pd.DataFrame
 ) -> None:
@@ -65,7 +88,10 @@ def write_tables(
         embeddings: float32 ``(n, dim)``.
         ingest_report: the rows ingest skipped or changed.
     """
-    paper_table(papers, result).to_parquet(folder / schema.PAPERS, index=False)
+    table = paper_table(papers, result)
+    table.to_parquet(folder / schema.PAPERS, index=False)
+    write_paper_arrow(folder / schema.PAPERS_ARROW, table)
+    del table
     result.topic_table[list(schema.TOPIC_COLUMNS)].to_parquet(folder / schema.TOPICS, index=False)
     result.topic_terms.to_parquet(folder / schema.TOPIC_TERMS, index=False)
     result.hierarchy.to_parquet(folder / schema.HIERARCHY, index=False)
@@ -84,6 +110,12 @@ def write_tables(
     ):
         np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
     result.model.save(folder / schema.BERTOPIC_DIR)
+
+
+def write_keyword_index(folder: Path, texts: list[str]) -> None:
+    """``keyword_index/``: the keyword search's BM25 index of ``texts`` (``papers.model_text`` in row
+    order), which the app memory-maps instead of indexing the papers itself."""
+    bm25.save_index(bm25.build_index(texts), folder / schema.KEYWORD_INDEX, len(texts))
 
 
 def save_embeddings(folder: Path, vectors: np.ndarray) -> np.ndarray:

@@ -450,7 +450,7 @@ def test_the_page_shows_the_running_build_and_the_line(own_root, monkeypatch):
     assert re.search(r"\*\*Building small\*\* · 1 file added · started [3-9]\d\.\ds ago", shown)
     assert "**other** · new corpus from 1 file · waiting for the build before it (number 2 in line)" in shown
     bar = at.get("progress")[0].proto
-    assert bar.text == "Step 2 of 5 · Reading the abstracts with the language model" and bar.value == 25  # 1.25 / 5
+    assert bar.text == "Step 2 of 6 · Reading the abstracts with the language model" and bar.value == 20  # 1.25 / 6
     counts = (
         r"embedded 100 of 400 papers · 50 per second · about (5\d\.\ds|1m00s) left in this step · this step started"
     )

@@ -136,7 +136,7 @@ def test_cancelling_a_build_leaves_the_corpus_as_it_was(tab, root, tmp_path, out
     tab.page.get_by_text("Find the topics again from scratch").click()  # a full fit: long enough to cancel
     tab.settle()
     tab.page.get_by_role("button", name="Add the papers to small").click()
-    wait_for_text(tab, r"Step [2-7] of 8")
+    wait_for_text(tab, r"Step [2-8] of 9")
     tab.shot(output_dir, "add-4-running")
     tab.page.get_by_role("button", name="Cancel").click()
     text = wait_for_text(tab, r"was cancelled", timeout=60)

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, cli, schema, writer
+from explorer import data
+from pipeline import artifacts, bm25, cli, schema, writer
 from pipeline.build import build
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
@@ -122,6 +123,23 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     assert manifest["mode"] == "incremental" and manifest["counts"]["placed"] == summary.placed
     assert manifest["counts"]["fitted_papers"] == 110
     np.testing.assert_allclose(np.load(folder / schema.TOPIC_DISTRIBUTION).sum(axis=1), 1, rtol=1e-4)
+    # The app's mapped copy of the papers holds every paper too, as papers.parquet has them.
+    mapped = data.read_papers(folder, "c")
+    stored_papers = pd.read_parquet(folder / schema.PAPERS).sort_values("row").reset_index(drop=True)
+    assert len(mapped) == len(lines) and mapped["doc_id"].tolist() == stored_papers["doc_id"].tolist()
+    assert mapped["abstract"].tolist() == stored_papers["abstract"].tolist()
+    assert mapped["topic"].tolist() == stored_papers["topic"].tolist()
+    # The add wrote a keyword index of every paper, new ones included: the same as indexing them now.
+    assert {s["name"] for s in manifest["stages"]} >= {"place", "write", "keyword_index"}
+    stored = bm25.load_index(folder / schema.KEYWORD_INDEX, len(new))
+    fresh = bm25.build_index(pd.read_parquet(folder / schema.PAPERS).sort_values("row")["model_text"].tolist())
+    assert stored is not None and stored.scores["num_docs"] == len(lines)
+    new_text = pd.read_parquet(folder / schema.PAPERS).sort_values("row")["model_text"].iat[len(lines) - 1]
+    for query in (" ".join(new_text.split()[3:7]), "planning agents", "graph neural networks"):
+        tokens = bm25.tokenize([query])[0]
+        np.testing.assert_array_equal(
+            stored.get_scores(stored.get_tokens_ids(tokens)), fresh.get_scores(fresh.get_tokens_ids(tokens))
+        )
 
     refit = build([first, extra], "c", root, fast_config(), encoder=TEST_ENCODER, refit=True)
     assert refit.mode == "full" and refit.placed == 0 and refit.embedded == 0

@@ -90,19 +90,48 @@ def test_broken_and_old_corpora_fail_clearly_while_others_load(small_artifacts, 
     manifest = json.loads((old / schema.MANIFEST).read_text())
     (old / schema.MANIFEST).write_text(json.dumps({**manifest, "schema_version": 0}))
     broken = copy_build(small_artifacts, "small", tmp_path, "broken")
-    (broken / schema.PAPERS).write_bytes(b"not parquet")
+    (broken / schema.PAPERS_ARROW).write_bytes(b"not arrow")
+    broken_old = copy_build(small_artifacts, "small", tmp_path, "broken_old")  # read from Parquet
+    (broken_old / schema.PAPERS_ARROW).unlink()
+    (broken_old / schema.PAPERS).write_bytes(b"not parquet")
     short = copy_build(small_artifacts, "small", tmp_path, "short")
     np.save(short / schema.EMBEDDINGS, np.zeros((3, 8), dtype=np.float32))
 
     with pytest.raises(ArtifactError, match="schema"):
         data.load_corpus(tmp_path, "old")
-    with pytest.raises(ArtifactError, match="papers.parquet is damaged"):
+    with pytest.raises(ArtifactError, match="papers.arrow is damaged"):
         data.load_corpus(tmp_path, "broken")
+    with pytest.raises(ArtifactError, match="papers.parquet is damaged"):
+        data.load_corpus(tmp_path, "broken_old")
     with pytest.raises(ArtifactError, match="embeddings.npy"):
         data.load_corpus(tmp_path, "short")
     assert data.load_corpus(tmp_path, "good").n_papers == 137
     status = {e.name: e.ok for e in artifacts.list_corpora(tmp_path)}
     assert status["good"] and not status["old"]
+
+
+def pa_chunks(series: pd.Series):
+    """The Arrow chunks behind a text column, as they are (converting them would copy)."""
+    return series.array._pa_array.chunks
+
+
+def test_a_corpus_maps_its_papers_and_reads_as_one_built_before_papers_arrow(corpus, small_artifacts, tmp_path):
+    # The texts point into the memory-mapped papers.arrow (nothing read until shown) ...
+    path = str((corpus.folder / schema.PAPERS_ARROW).resolve())
+    maps = [line.split() for line in Path("/proc/self/maps").read_text().splitlines() if line.endswith(path)]
+    spans = [tuple(int(a, 16) for a in m[0].split("-")) for m in maps]
+    for column in ("abstract", "model_text", "title"):
+        address = pa_chunks(corpus.papers[column])[0].buffers()[2].address
+        assert any(lo <= address < hi for lo, hi in spans), column
+    # ... and the corpus is the one an older build (papers.parquet only) gives, column for column.
+    copy_build(small_artifacts, "small", tmp_path, "old")
+    (tmp_path / "old" / schema.PAPERS_ARROW).unlink()
+    old = data.load_corpus(tmp_path, "old")
+    pd.testing.assert_frame_equal(corpus.papers, old.papers)
+    np.testing.assert_array_equal(corpus.xy, old.xy)
+    np.testing.assert_array_equal(corpus.topic_index, old.topic_index)
+    np.testing.assert_array_equal(corpus.short_ids, old.short_ids)
+    np.testing.assert_array_equal(corpus.quoted_ids, old.quoted_ids)
 
 
 def test_cached_corpus_is_shared_and_follows_rebuilds(small_artifacts, tmp_path):
@@ -262,6 +291,110 @@ def test_bm25_ranks_the_paper_of_a_phrase_first(corpus, index, doc_id):
     phrase = " ".join(words[12:20])
     hits = search.keyword_search(corpus, index, phrase)
     assert hits.rows[0] == row and hits.exact[0]
+
+
+KEYWORD_QUERIES = [
+    "planning agents", "graph neural networks", "reinforcement learning", "the of and", "zzzzqqq", "LaTeX $x^2$",
+    "multi-agent path finding", "knowledge graph embedding", "fairness", "adversarial prompts for vision-language agents",
+]  # fmt: skip
+
+
+def test_the_builds_keyword_index_is_memory_mapped_and_ranks_as_indexing_the_papers_does(corpus, index):
+    stored = search.load_bm25(corpus)
+    assert stored is not None and search.index_note(corpus) is None
+    assert isinstance(stored.scores["data"], np.memmap) and isinstance(stored.scores["indices"], np.memmap)
+    assert stored.vocab_dict == index.vocab_dict
+    mask = apply(corpus, Filters(years=(2021, 2023)))
+    for query in KEYWORD_QUERIES:
+        for allowed in (None, mask):
+            a = search.keyword_search(corpus, stored, query, mask=allowed, k=50)
+            b = search.keyword_search(corpus, index, query, mask=allowed, k=50)
+            np.testing.assert_array_equal(a.rows, b.rows, err_msg=query)
+            np.testing.assert_array_equal(a.scores, b.scores, err_msg=query)
+            np.testing.assert_array_equal(a.exact, b.exact, err_msg=query)
+    assert len(search.keyword_search(corpus, stored, "planning agents"))
+
+
+def _pandas_phrase_mask(papers: pd.DataFrame, query: str) -> np.ndarray:
+    """The exact-phrase check as pandas did it before it ran on Arrow's RE2 (the reference)."""
+    pattern = r"\s+".join(re.escape(w) for w in query.split())
+    hit = papers["abstract"].str.contains(pattern, case=False, regex=True) | papers["title"].str.contains(
+        pattern, case=False, regex=True
+    )
+    return hit.fillna(False).to_numpy(dtype=bool)
+
+
+def test_the_phrase_check_matches_what_pandas_matched(corpus):
+    from types import SimpleNamespace
+
+    queries = ["planning agents", "vision-language agents", "$x^2$ and", "of the", "(e.g. the", "MULTI-AGENT path"]
+    for query in queries:
+        np.testing.assert_array_equal(search.phrase_mask(corpus, query), _pandas_phrase_mask(corpus.papers, query))
+    # Unicode spacing and case, a null text and regex characters, as Python's re reads them.
+    texts = ["Über\u00a0die Straße", "über  DIE\tstraße", "ueber die strasse", None, "a+b (c) [d]", "ÉCOLE normale"]
+    papers = pd.DataFrame({"abstract": texts, "title": ["x"] * len(texts)}).astype("str")
+    tiny = SimpleNamespace(n_papers=len(texts), papers=papers)
+    for query in ["über die", "die straße", "a+b (c)", "(c) [d]", "école NORMALE", "b (c"]:
+        expected = _pandas_phrase_mask(papers, query)
+        np.testing.assert_array_equal(search.phrase_mask(tiny, query), expected, err_msg=query)
+    assert search.phrase_mask(tiny, "über die").tolist() == [True, True, False, False, False, False]
+    # papers.arrow's batches (several chunks, scanned in parallel) give the same answer.
+    import pyarrow as pa
+
+    chunked = pa.chunked_array([texts[:2], texts[2:3], texts[3:]], type=pa.large_string())
+    papers_chunked = pd.DataFrame({"abstract": pd.arrays.ArrowStringArray(chunked), "title": papers["title"]})
+    assert len(papers_chunked["abstract"].array._pa_array.chunks) == 3
+    tiny_chunked = SimpleNamespace(n_papers=len(texts), papers=papers_chunked)
+    for query in ["über die", "die straße", "a+b (c)", "école NORMALE"]:
+        np.testing.assert_array_equal(search.phrase_mask(tiny_chunked, query), search.phrase_mask(tiny, query))
+
+
+def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index):
+    """Only the k best are sorted now; the order is the full sort's: exact first, score, row."""
+    rng = np.random.default_rng(3)
+    for query in [*KEYWORD_QUERIES, "learning", "agents planning", "the learning"]:
+        for k in (1, 5, 25, 500):
+            mask = rng.random(corpus.n_papers) < 0.7 if k != 500 else None
+            tokens = search.tokenize([query])[0]
+            ids = index.get_tokens_ids(tokens) if tokens else []
+            scores = (
+                np.asarray(index.get_scores(ids), dtype=np.float32) if ids else np.zeros(corpus.n_papers, np.float32)
+            )
+            exact = search.phrase_mask(corpus, query)
+            allowed = ((scores > 0) | exact) & (mask if mask is not None else True)
+            rows = np.flatnonzero(allowed)
+            expected = rows[np.lexsort((rows, -scores[rows], ~exact[rows]))][:k]
+            hits = search.keyword_search(corpus, index, query, mask=mask, k=k)
+            np.testing.assert_array_equal(hits.rows, expected, err_msg=f"{query} k={k}")
+
+
+def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fix_it(small_artifacts, tmp_path, index):
+    copy_build(small_artifacts, "small", tmp_path, "old")
+    shutil.rmtree(tmp_path / "old" / schema.KEYWORD_INDEX)
+    old = data.load_corpus(tmp_path, "old")
+    assert search.load_bm25(old) is None
+    note = search.index_note(old)
+    assert "no keyword index" in note and "python -m pipeline build FILES --name old --force" in note
+    fallback = search.bm25_index(old)  # what the app uses: built in memory, as before the artifact
+    assert not isinstance(fallback.scores["data"], np.memmap)
+    for query in KEYWORD_QUERIES[:4]:
+        np.testing.assert_array_equal(
+            search.keyword_search(old, fallback, query).rows, search.keyword_search(old, index, query).rows
+        )
+
+
+def test_a_keyword_index_that_does_not_fit_the_papers_is_not_used(small_artifacts, tmp_path):
+    folder = copy_build(small_artifacts, "small", tmp_path, "odd")
+    meta_path = folder / schema.KEYWORD_INDEX / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["n_docs"] += 1
+    meta_path.write_text(json.dumps(meta))
+    odd = data.load_corpus(tmp_path, "odd")
+    assert search.load_bm25(odd) is None and "does not fit" in search.index_note(odd)
+    meta["n_docs"] -= 1
+    meta["version"] = 0
+    meta_path.write_text(json.dumps(meta))
+    assert search.load_bm25(odd) is None
 
 
 def test_bm25_respects_the_filters_and_odd_queries(corpus, index):
