@@ -55,18 +55,9 @@ ROOT = Path(__file__).resolve().parent.parent
 #: A phase can run another checkout's code (the code before this change, for the old corpus load).
 sys.path.insert(0, os.environ.get("BENCH_CODE_ROOT") or str(ROOT))
 sys.path.insert(1, str(ROOT))
+from benchmarks.make_corpora import DATA, SOURCES  # noqa: E402  (the shared data, found as the corpora script finds them)
 from benchmarks.markdown_block import write_block  # noqa: E402
 
-DATA = Path(
-    os.environ.get("SHARED_DATA")
-    or next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT / "shared" / "data")
-)
-SOURCES = (
-    "neurips-1987-2023.jsonl.gz",
-    "iclr-2018-2022-submissions.jsonl.gz",
-    "icml2024-unlabeled.jsonl.gz",
-    "ijcai2020-2024-primary-area.jsonl.gz",
-)
 SIZES = {"50k": 50_000, "100k": 100_000, "1m": 1_000_000}
 DONORS = 8
 SEED = 7
