@@ -22,9 +22,10 @@ import streamlit as st
 
 from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
-from explorer.palette import FAR, GREW, SAME, SHRANK
+from explorer.mapview import Overlay
 from pipeline import compare as cmp
 from pipeline.compare import CompareError, CompareParams, Comparison, Side
+from pipeline.formats.palette import FAR, GREW, SAME, SHRANK
 from pipeline.lineage import Lineage, lineage
 
 #: New papers x reference papers compared in the app at most (about 10 s on 2 cores); beyond it the
@@ -260,8 +261,6 @@ def overlay_points(comparison: Comparison, new: Corpus, *, limit: int | None = N
 def overlay(points: pd.DataFrame, *, limit: int = 5_000) -> list:
     """``overlay_points`` as the map component's overlay: far papers as diamonds, the others as
     dots, titles on hover (at most ``limit``, most novel first: one JSON record each)."""
-    from explorer.mapview import Overlay
-
     return [
         Overlay(float(r.x), float(r.y), str(r.label), str(r.colour), "diamond" if r.far else "circle",
                 11.0 if r.far else 8.0, named=False)

@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import palette, readinglist
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError, CorpusEntry
 from pipeline.curation import (
@@ -39,6 +38,8 @@ from pipeline.curation import (
     folded_embeddings,
     topic_targets,
 )
+from pipeline.formats import palette
+from pipeline.formats.ids import short_ids
 from pipeline.labels import shown_labels
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
@@ -260,7 +261,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
     terms = artifacts.read_table(folder, schema.TERMS)
     terms["term"] = terms["term"].astype("str")
-    short = readinglist.short_ids(papers["doc_id"])
+    short = short_ids(papers["doc_id"])
     return Corpus(
         name=name,
         build_id=folder.name,
