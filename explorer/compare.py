@@ -24,9 +24,20 @@ from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
 from explorer.mapview import Overlay
 from pipeline import compare as cmp
-from pipeline.compare import CompareError, CompareParams, Comparison, Side
+from pipeline.compare import CompareError, CompareParams, Comparison
 from pipeline.formats.palette import FAR, GREW, SAME, SHRANK
 from pipeline.lineage import Lineage, lineage
+from pipeline.side import Side
+
+#: The What changed page's views (``show=``), with their names (its radio, tours' step names).
+VIEWS = {
+    "overview": "At a glance",
+    "shares": "Topic shares",
+    "matching": "Topic matching",
+    "terms": "Terms",
+    "novelty": "Far from earlier work",
+    "map": "On the reference map",
+}
 
 #: New papers x reference papers compared in the app at most (about 10 s on 2 cores); beyond it the
 #: comparison is precomputed with ``python -m pipeline compare``.
@@ -37,7 +48,7 @@ STATUS_COLOURS = {"matched": "#009E73", "merged": "#56B4E9", "split": "#E69F00",
 
 
 def side_of(corpus: Corpus) -> Side:
-    """A loaded corpus as the comparison's :class:`~pipeline.compare.Side` (no copy of the embeddings)."""
+    """A loaded corpus as the comparison's :class:`~pipeline.side.Side` (no copy of the embeddings)."""
     papers = corpus.papers
     texts = papers["model_text"]
     ngrams = (corpus.manifest.get("params") or {}).get("represent", {}).get("ngram_range", (1, 2))

@@ -57,7 +57,7 @@ with find:
         score_name = "BM25" if mode == "keyword" else "cosine"
         st.caption(f"{len(hits)} results · {score_name} score{' · ★ exact phrase' if hits.exact.any() else ''}")
         for i, (r, score, exact) in enumerate(zip(hits.rows, hits.scores, hits.exact, strict=True), start=1):
-            shell.paper_item(
+            panels.paper_item(
                 ctx,
                 int(r),
                 f"{score_name} {score:.2f}{' · ★ exact phrase' if exact else ''}",
