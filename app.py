@@ -18,7 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import access, present, shell, state
+from explorer import access, present, router, shell, state
 
 shell.leave_old_pages_mode()
 st.set_page_config(page_title=shell.APP_TITLE, page_icon="🧭", layout="wide")
@@ -26,10 +26,10 @@ st.set_page_config(page_title=shell.APP_TITLE, page_icon="🧭", layout="wide")
 shell.style()
 options = access.options(sys.argv, Path(__file__).parent)
 who = access.session(options)  # takes an editor token out of the URL before anything reads it
-navigation = st.navigation(shell.pages(), position="hidden")  # drawn by shell.sidebar, with the filters in the links
+navigation = st.navigation(shell.pages(), position="hidden")  # drawn by router.sidebar, with the filters in the links
 shell.follow_page_param()
 state.sync_url(navigation.url_path)
-ctx = shell.sidebar(options.root, who, page=navigation.url_path or "map", build_config=options.build_config)
+ctx = router.sidebar(options.root, who, page=navigation.url_path or "map", build_config=options.build_config)
 if who.refused:
     st.warning("That editor token is not valid: this session is read-only.", icon=":material/lock:")
 if ctx is not None:  # None on a page about the artifacts folder (shell.FOLDER_PAGES)
@@ -38,4 +38,4 @@ try:
     navigation.run()
 finally:  # after the page has drawn (or switched): build the search index while the reader looks
     if ctx is not None:
-        shell.warm(ctx)
+        router.warm(ctx)

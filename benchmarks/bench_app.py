@@ -279,10 +279,11 @@ async def session(browser, base: str, corpus: str, n: int, query: str) -> dict:
 def map_payload(artifacts: Path, corpus: str) -> dict:
     """The map's own bytes for this corpus, as the app builds them (the points container and the JSON state)."""
     from explorer import data, mapview
+    from pipeline.formats.blobs import unpack
 
     c = data.load_corpus(artifacts, corpus)
     points = mapview.corpus_points(c)
-    _, arrays = mapview.unpack(points.data)
+    _, arrays = unpack(points.data)
     state = json.dumps(mapview.map_state(points))
     per_paper = sum(a.nbytes for a in arrays.values())
     return {
@@ -384,7 +385,7 @@ def synthetic_points(n: int, topics: int, seed: int = 0):
     import numpy as np
     import pandas as pd
 
-    from explorer import mapview
+    from pipeline.formats.blobs import points_blob
 
     rng = np.random.default_rng(seed)
     weights = rng.pareto(1.2, topics) + 0.2
@@ -394,7 +395,7 @@ def synthetic_points(n: int, topics: int, seed: int = 0):
     xy = centres[topic] + rng.normal(size=(n, 2)) * spread[topic, None]
     papers = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "topic": topic, "was_outlier": rng.random(n) < 0.08})
     table = pd.DataFrame({"topic": np.arange(topics), "label": [f"synthetic topic {k}" for k in range(topics)]})
-    return mapview.points_blob(f"synthetic-{n}", papers, table, synthetic=True)
+    return points_blob(f"synthetic-{n}", papers, table, synthetic=True)
 
 
 HARNESS = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>map drawing benchmark (synthetic)</title></head>

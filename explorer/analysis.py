@@ -14,6 +14,9 @@ import pandas as pd
 
 from explorer.data import Corpus
 from pipeline import place
+from pipeline.labels import stems
+from pipeline.logodds import LogOdds, log_odds
+from pipeline.place import nearest
 
 #: Below this many papers NPMI coherence is not shown: measured on fewer abstracts, the score of
 #: a topic's words is mostly pairs that never happen to meet (see ``benchmarks/coherence_size.py``
@@ -265,8 +268,6 @@ def per_paper_log_odds(df_a: np.ndarray, df_b: np.ndarray, papers_a: int, papers
     Returns:
         ``LogOdds`` of the terms (the extra category dropped).
     """
-    from pipeline.logodds import LogOdds, log_odds
-
     a, b = np.asarray(df_a, dtype=np.float64), np.asarray(df_b, dtype=np.float64)
     per_paper = max(a.sum() / max(papers_a, 1), b.sum() / max(papers_b, 1))
     rest_a, rest_b = per_paper * papers_a - a.sum(), per_paper * papers_b - b.sum()
@@ -294,8 +295,6 @@ def declining(table: pd.DataFrame, k: int = 12) -> pd.DataFrame:
 def distinct(terms: Sequence[str], k: int) -> list[str]:
     """The first ``k`` of ``terms`` that share no word (up to plurals) with an earlier one, so that
     "prompts" does not follow "prompt" among three suggested keywords."""
-    from pipeline.labels import stems
-
     out: list[str] = []
     seen: set[str] = set()
     for term in terms:
@@ -463,8 +462,6 @@ def neighbour_topics(corpus: Corpus, rows: Sequence[int], k: int = 10) -> np.nda
 def neighbours(corpus: Corpus, rows: Sequence[int], k: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """``(topics, similarities)`` of the ``k`` papers most similar to each of ``rows`` (itself
     excluded): int and float32 ``(len(rows), min(k, papers - 1))``, most similar first."""
-    from pipeline.place import nearest
-
     rows = np.asarray(rows, dtype=np.int64)
     idx, sims = nearest(np.asarray(corpus.embeddings[rows]), corpus.embeddings, k, exclude=rows)
     return corpus.papers["topic"].to_numpy()[idx], sims

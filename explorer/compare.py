@@ -22,10 +22,22 @@ import streamlit as st
 
 from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
-from explorer.palette import FAR, GREW, SAME, SHRANK
+from explorer.mapview import Overlay
 from pipeline import compare as cmp
-from pipeline.compare import CompareError, CompareParams, Comparison, Side
+from pipeline.compare import CompareError, CompareParams, Comparison
+from pipeline.formats.palette import FAR, GREW, SAME, SHRANK
 from pipeline.lineage import Lineage, lineage
+from pipeline.side import Side
+
+#: The What changed page's views (``show=``), with their names (its radio, tours' step names).
+VIEWS = {
+    "overview": "At a glance",
+    "shares": "Topic shares",
+    "matching": "Topic matching",
+    "terms": "Terms",
+    "novelty": "Far from earlier work",
+    "map": "On the reference map",
+}
 
 #: New papers x reference papers compared in the app at most (about 10 s on 2 cores); beyond it the
 #: comparison is precomputed with ``python -m pipeline compare``.
@@ -36,7 +48,7 @@ STATUS_COLOURS = {"matched": "#009E73", "merged": "#56B4E9", "split": "#E69F00",
 
 
 def side_of(corpus: Corpus) -> Side:
-    """A loaded corpus as the comparison's :class:`~pipeline.compare.Side` (no copy of the embeddings)."""
+    """A loaded corpus as the comparison's :class:`~pipeline.side.Side` (no copy of the embeddings)."""
     papers = corpus.papers
     texts = papers["model_text"]
     ngrams = (corpus.manifest.get("params") or {}).get("represent", {}).get("ngram_range", (1, 2))
@@ -260,8 +272,6 @@ def overlay_points(comparison: Comparison, new: Corpus, *, limit: int | None = N
 def overlay(points: pd.DataFrame, *, limit: int = 5_000) -> list:
     """``overlay_points`` as the map component's overlay: far papers as diamonds, the others as
     dots, titles on hover (at most ``limit``, most novel first: one JSON record each)."""
-    from explorer.mapview import Overlay
-
     return [
         Overlay(float(r.x), float(r.y), str(r.label), str(r.colour), "diamond" if r.far else "circle",
                 11.0 if r.far else 8.0, named=False)

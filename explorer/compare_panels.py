@@ -8,23 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from explorer import compare as cview
-from explorer import data, figures, shell, state, text
+from explorer import data, figures, mapcomponent, present, shell, state, text
+from explorer.compare import VIEWS
 from explorer.data import Corpus
 from explorer.panels import chart
 from pipeline import compare as cmp
 from pipeline.artifacts import ArtifactError
 from pipeline.compare import CompareError, Comparison
 from pipeline.distinctive import min_support
-
-VIEWS = {
-    "overview": "At a glance",
-    "shares": "Topic shares",
-    "matching": "Topic matching",
-    "terms": "Terms",
-    "novelty": "Far from earlier work",
-    "map": "On the reference map",
-}
-
 
 # ------------------------------------------------------------------------------------------
 # Choosing the reference
@@ -353,8 +344,6 @@ def novelty_section(ctx: shell.Context, ref: Corpus, result: Comparison, *, limi
 
 
 def map_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
-    from explorer import mapcomponent, present
-
     points = cview.overlay_points(result, ctx.corpus)
     shown = cview.overlay(points)
     st.caption(

@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import palette, readinglist
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError, CorpusEntry
 from pipeline.curation import (
@@ -40,6 +39,8 @@ from pipeline.curation import (
     folded_embeddings,
     topic_targets,
 )
+from pipeline.formats import palette
+from pipeline.formats.ids import short_ids
 from pipeline.labels import shown_labels
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
@@ -158,7 +159,7 @@ class Corpus:
     @cached_property
     def short_ids(self) -> np.ndarray:
         """object ``(papers,)``: short ids for reading-list links (``explorer.readinglist``)."""
-        ids = readinglist.short_ids(self.papers["doc_id"])
+        ids = short_ids(self.papers["doc_id"])
         ids.setflags(write=False)
         return ids
 

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from explorer import analysis, readinglist
-from pipeline.export import export_data, render_page
+from pipeline.export import data_ids, export_data, render_page, with_comparison
+from pipeline.export_compare import compare_part
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
@@ -40,9 +41,6 @@ def offline_html(corpus: Corpus, reference: Corpus | None = None, comparison: Co
     papers = corpus.papers.assign(topic_similarity=analysis.topic_similarity(corpus))  # as the map page shows it
     data = export_data(corpus.name, corpus.manifest, papers, corpus.topics)
     if comparison is not None:
-        from pipeline.export import data_ids, with_comparison
-        from pipeline.export_compare import compare_part
-
         part = compare_part(
             comparison, data_ids(data), reference.papers, reference.topics,
             synthetic=bool((reference.manifest or {}).get("synthetic")),

@@ -1,6 +1,6 @@
 """Plotly figures, as pure functions of arrays and tables (no Streamlit, no I/O).
 
-Topics are coloured by ``explorer.palette`` (one colour per topic id, shared with the map
+Topics are coloured by ``pipeline.formats.palette`` (one colour per topic id, shared with the map
 component and the offline export). The topic map itself is not plotly: it is the WebGL map
 component (``explorer.mapview``, ``explorer.mapcomponent``). Every text that plotly renders as
 HTML (hover, labels, tick labels) is escaped with ``esc``, since plotly interprets tags in them.
@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer.palette import CONTEXT, INK, OUTLIER, PALETTE, topic_colour, topic_colours
+from pipeline.formats.palette import CONTEXT, INK, OUTLIER, PALETTE, topic_colour, topic_colours
 
 __all__ = ["CONTEXT", "INK", "OUTLIER", "PALETTE", "topic_colour", "topic_colours"]
 

@@ -3,7 +3,7 @@
 Two registered components, both our own constant JavaScript:
 
 * ``atlas_map_data`` instances (hidden, mounted outside the map's fragment) carry bytes: the map's
-  bundle (``frontend/dist/atlas-map.js``) once, and the binary containers of ``explorer.mapview``
+  bundle (``frontend/dist/atlas-map.js``) once, and the binary containers of ``pipeline.formats.blobs``
   (the corpus's points, the filter mask, marked rows). Streamlit's message cache sends an unchanged
   one once per browser session, and a fragment rerun never sends them.
 * the ``atlas_map`` instance, inside an ``st.fragment``, is a small loader that imports the bundle
@@ -33,8 +33,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import streamlit as st
 
-from explorer import mapview, palette, state, text
+from explorer import mapview, state, text
 from explorer.mapview import Marks, Overlay
+from pipeline.formats import palette
+from pipeline.formats.blobs import Blob, mask_blob, rows_blob
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
@@ -48,7 +50,7 @@ HIDE_CSS = '<style>[class*="st-key-atlasdata_"] { display: none !important; }</s
 
 
 #: The data-only component: hands what it receives to the map's registry in the page: a binary
-#: container (``explorer.mapview``, magic ``ATLM``) or, once, the map's bundle itself. Our own
+#: container (``pipeline.formats.blobs``, magic ``ATLM``) or, once, the map's bundle itself. Our own
 #: constant JavaScript, a few hundred bytes.
 DATA_JS = """export default function ({ data }) {
   if (!(data instanceof Uint8Array)) return;
@@ -92,37 +94,37 @@ def _data_component():
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _points_cached(key: tuple[str, str, str], _corpus: Corpus) -> mapview.Blob:
+def _points_cached(key: tuple[str, str, str], _corpus: Corpus) -> Blob:
     return mapview.corpus_points(_corpus)
 
 
-def points(corpus: Corpus) -> mapview.Blob:
+def points(corpus: Corpus) -> Blob:
     """The corpus's points container, built once per build and set of topic edits."""
     return _points_cached(corpus.key, corpus)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _mask_cached(digest: str, _mask: np.ndarray) -> mapview.Blob:
-    return mapview.mask_blob(_mask)
+def _mask_cached(digest: str, _mask: np.ndarray) -> Blob:
+    return mask_blob(_mask)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
-def _rows_cached(digest: str, _rows: np.ndarray) -> mapview.Blob:
-    return mapview.rows_blob(_rows)
+def _rows_cached(digest: str, _rows: np.ndarray) -> Blob:
+    return rows_blob(_rows)
 
 
 def _digest(arr: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=12).hexdigest() + f":{arr.dtype}:{arr.size}"
 
 
-def _mask_blob(mask: np.ndarray | None) -> mapview.Blob | None:
+def _mask_blob(mask: np.ndarray | None) -> Blob | None:
     if mask is None or bool(np.all(mask)):
         return None
     packed = np.packbits(np.asarray(mask, dtype=bool))
     return _mask_cached(_digest(packed) + f":{len(mask)}", np.asarray(mask, dtype=bool))
 
 
-def _rows_blob(rows: np.ndarray) -> mapview.Blob:
+def _rows_blob(rows: np.ndarray) -> Blob:
     rows = np.asarray(rows, dtype=np.int64)
     return _rows_cached(_digest(rows), rows)
 
@@ -172,7 +174,7 @@ def _view_changed(key: str, url: bool) -> None:
     state.set_params(**{VIEW_PARAM: parsed.text if parsed else None})
 
 
-def mount_data(blobs: list[mapview.Blob], key: str) -> None:
+def mount_data(blobs: list[Blob], key: str) -> None:
     """Mount the hidden instances that carry ``blobs`` to the browser (outside any fragment)."""
     comp = _data_component()
     st.html(HIDE_CSS)

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import analysis, figures, filters, present, shell, state, text
+from explorer import analysis, figures, filters, present, share, shell, state, text
 from explorer.data import Corpus
+from pipeline import background as bg
 from pipeline import distinctive
 from pipeline.labels import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
 
@@ -385,8 +386,6 @@ def one_year(ctx: shell.Context) -> None:
 @st.cache_resource(show_spinner=False)
 def background():
     """The shipped background of ML abstracts (``pipeline.background``), or None when it is missing."""
-    from pipeline import background as bg
-
     try:
         return bg.load()
     except (OSError, ValueError, KeyError):
@@ -588,3 +587,33 @@ def label_topics(table: pd.DataFrame, labels: dict[int, str]) -> pd.DataFrame:
     """``table`` with a ``label`` column "id · label" for its ``topic`` column (one per topic)."""
     ids = table["topic"].to_numpy(dtype=int)
     return table.assign(label=np.array([f"{i} · {labels.get(int(i), '?')}" for i in ids], dtype=object))
+
+
+def paper_item(
+    ctx: shell.Context, row: int, note: str = "", *, prefix: str = "", snippet: bool = False, where: str = "item"
+) -> None:
+    """A paper as a link (its title) over a caption: topic, year, ``note`` and, optionally, the
+    start of its abstract, with a button that adds it to the reading list (or removes it). All
+    corpus text is escaped. ``where`` tells lists on one page apart (widget keys)."""
+    body, button = st.columns([24, 1], gap="small")
+    with button:
+        share.list_toggle(ctx, row, key=where)
+    with body:
+        _paper_text(ctx, row, note, prefix=prefix, snippet=snippet)
+
+
+def _paper_text(ctx: shell.Context, row: int, note: str, *, prefix: str, snippet: bool) -> None:
+    papers = ctx.corpus.papers
+    shell.paper_link(ctx, row, prefix=prefix)
+    year = papers["year"].iat[row]
+    bits = [
+        text.plain(ctx.corpus.topic_label(int(papers["topic"].iat[row]))),
+        str(year) if text.present(year) else "",
+        note,
+    ]
+    line = " · ".join(b for b in bits if b)
+    if snippet:
+        abstract = str(papers["abstract"].iat[row]) if text.present(papers["abstract"].iat[row]) else ""
+        cut = abstract[:220].rsplit(" ", 1)[0] + " …" if len(abstract) > 220 else abstract
+        line += "  \n" + text.plain(cut)
+    st.caption(line)

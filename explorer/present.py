@@ -18,17 +18,15 @@ can start at a section of its page (``at=emerging``: a heading's anchor); the pa
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import streamlit as st
 
-from explorer import state, text, tours
+from explorer import data, state, text, tours
 from explorer.access import ReadOnlyError
+from explorer.compare import VIEWS
+from explorer.data import Corpus
+from explorer.shell import Context
 from explorer.tours import Step, Tour, TourError
-
-if TYPE_CHECKING:
-    from explorer.data import Corpus
-    from explorer.shell import Context
+from pipeline.artifacts import ArtifactError
 
 DRAFT = "tour_draft"
 DRAFT_NAME = "tour_draft_name"
@@ -428,9 +426,6 @@ def step_corpus(ctx: Context, step: Step) -> Corpus | None:
     name = (step.query().get("corpus") or [None])[-1]
     if not name or name == ctx.corpus.name:
         return ctx.corpus
-    from explorer import data
-    from pipeline.artifacts import ArtifactError
-
     try:
         return data.get_corpus(ctx.root, name)
     except ArtifactError:
@@ -451,8 +446,6 @@ def describe(step: Step, corpus: Corpus | None = None) -> str:
     label = corpus.topic_label(topic) if corpus is not None and topic is not None else f"topic {topic}"
     section = SECTIONS.get(step.page, {}).get(q.get(SECTION, ""))
     if step.page == "compare":
-        from explorer.compare_panels import VIEWS
-
         new = q.get("corpus") or (corpus.name if corpus is not None else "this corpus")
         view = VIEWS.get(q.get("show", ""), VIEWS["overview"])
         return f"What changed: {new} vs {q.get('ref', 'a reference')} · {view.lower()}"[:160]

@@ -1,10 +1,9 @@
 """Reading lists: papers kept in the URL by short ids, and their Markdown, CSV and BibTeX exports.
 
 A list is the URL parameter ``list=`` holding comma-separated short ids, in the order papers were
-added: ``list=k3x9m2qa,7fjq2m4a``. A short id is the first 8 characters (40 bits) of the base32
-BLAKE2b hash of the paper's ``doc_id``, lower case; the rare papers whose 8 characters collide in
-a corpus get 13. Since doc ids are stable, so are short ids: a list link keeps working after a
-rebuild. Ids are resolved through an index built once when the corpus is loaded.
+added: ``list=k3x9m2qa,7fjq2m4a``. Short ids (``pipeline.formats.ids``) are hashes of the papers'
+stable ``doc_id``, so a list link keeps working after a rebuild. Ids are resolved through an index
+built once when the corpus is loaded.
 
 Notes (who presents, a question to discuss) travel beside the list in ``notes=``: a short id ->
 note object as compressed JSON (zlib, then URL-safe base64, like a tour in ``tourdata=``), at most
@@ -20,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import io
 import json
 import re
@@ -31,14 +29,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from pipeline.formats.ids import ID_RE
+
 if TYPE_CHECKING:
     from explorer.data import Corpus
 
 PARAM = "list"
-SHORT = 8
-LONG = 13
 MAX_ITEMS = 200
-ID_RE = re.compile(r"^[a-z2-7]{8,13}$")
 DERIVED = "[derived title]"
 NOTES = "notes"
 #: Characters of one note (a line or two: who presents, a question).
@@ -46,39 +43,6 @@ MAX_NOTE = 280
 #: Characters of the ``notes`` parameter (compressed; 200 long notes fit).
 MAX_NOTES_PARAM = 40_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u2028\u2029]")
-
-
-def short_id(doc_id: str, length: int = SHORT) -> str:
-    digest = hashlib.blake2b(str(doc_id).encode("utf-8"), digest_size=8).digest()
-    return base64.b32encode(digest).decode("ascii").lower()[:length]
-
-
-_B32 = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz234567", dtype=np.uint8)
-
-
-def _short_ids_fast(ids: list[str]) -> np.ndarray:
-    """``short_id`` of each of ``ids`` (object ``(n,)``), with the base32 of the digests' first 40
-    bits done by numpy (a million ids in about a second; ``b32encode`` one by one took ten)."""
-    if not ids:
-        return np.zeros(0, dtype=object)
-    joined = b"".join(hashlib.blake2b(d.encode("utf-8"), digest_size=8).digest() for d in ids)
-    value = np.frombuffer(joined, dtype=">u8").astype(np.uint64)
-    shifts = np.arange(59, 59 - 5 * SHORT, -5, dtype=np.uint64)  # 5 bits a character, first bits first
-    codes = _B32[((value[:, None] >> shifts) & np.uint64(31)).astype(np.intp)]
-    return codes.view(f"S{SHORT}").ravel().astype("U").astype(object)
-
-
-def short_ids(doc_ids: Iterable[str]) -> np.ndarray:
-    """Short ids of ``doc_ids`` (object ``(n,)``), unique: colliding 8-character ids get 13.
-
-    Runs once per corpus load (a hash per paper), never on a rerun.
-    """
-    ids = [str(d) for d in doc_ids]
-    out = pd.Series(_short_ids_fast(ids), dtype=object)
-    dup = out.duplicated(keep=False).to_numpy()
-    for i in np.flatnonzero(dup):  # about one pair in a hundred thousand papers
-        out.iat[i] = short_id(ids[i], LONG)
-    return out.to_numpy(dtype=object)
 
 
 def parse(value: str | None) -> tuple[tuple[str, ...], list[str]]:

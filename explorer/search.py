@@ -20,9 +20,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pipeline import bm25, place, schema
+from explorer.state import MAX_QUERY_CHARS
+from pipeline import artifacts, bm25, place, schema
 from pipeline.bm25 import tokenize  # one tokeniser for the app and the offline export
+from pipeline.embed import load_encoder, model_key, onnx_model_path, registered_encoder
+from pipeline.errors import PipelineError
 from pipeline.ranking import top_k
+from pipeline.settings import config_from_manifest
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
@@ -36,8 +40,6 @@ def query_to_url(value: str) -> dict[str, str]:
     """The URL parameter for a typed query, cut to ``state.MAX_QUERY_CHARS``: a link carries no
     more, so the query that runs (the box takes the URL's value on the next run) is the one a
     copied link reopens. The cut is noted for ``query_cut_note``."""
-    from explorer.state import MAX_QUERY_CHARS
-
     query = value.strip()
     if len(query) > MAX_QUERY_CHARS:
         st.session_state[_CUT] = len(query)
@@ -47,8 +49,6 @@ def query_to_url(value: str) -> dict[str, str]:
 
 def query_cut_note() -> None:
     """Say once that the query typed was cut to the length a link can carry."""
-    from explorer.state import MAX_QUERY_CHARS
-
     typed = st.session_state.pop(_CUT, None)
     if typed:
         st.warning(
@@ -254,8 +254,6 @@ def embed_params(corpus: Corpus):
         PipelineError: the manifest's settings are not valid (edited by hand, or naming a backend no
             user may choose).
     """
-    from pipeline.settings import config_from_manifest
-
     return config_from_manifest(corpus.manifest, f"corpus {corpus.name!r} ({corpus.folder / 'manifest.json'})").embed
 
 
@@ -332,9 +330,6 @@ def warm(corpus: Corpus, *, writable: bool = True) -> None:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def _encoder_cached(params_key: str, root: str, _params) -> Encoder:
-    from pipeline import artifacts
-    from pipeline.embed import load_encoder
-
     return load_encoder(_params, artifacts.cache_dir(Path(root)))
 
 
@@ -342,9 +337,6 @@ def read_only_params(params, root: Path):
     """``params`` for a server that must not write: the ONNX backends need their export in the
     artifacts cache (made by the build); when it is missing, the torch backend (same model, no
     file written) encodes queries instead."""
-    from pipeline import artifacts
-    from pipeline.embed import onnx_model_path
-
     if params.backend not in ("onnx", "onnx-int8"):
         return params
     path = onnx_model_path(params, artifacts.cache_dir(Path(root)))
@@ -366,9 +358,6 @@ def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
         PipelineError: the manifest's settings are invalid, the model folder is gone, or its content
             changed since the build (queries would not be comparable with the corpus's vectors).
     """
-    from pipeline.embed import model_key, registered_encoder
-    from pipeline.errors import PipelineError
-
     recorded = (corpus.manifest.get("embedding") or {}).get("model_key")
     injected = registered_encoder(recorded)
     if injected is not None:

@@ -8,16 +8,16 @@ with every link. Nothing here writes a file except through ``explorer.curate`` (
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
 
-from explorer import curate, downloads, readinglist, state, text
+from explorer import compare as cview
+from explorer import curate, data, downloads, readinglist, shell, state, text
 from explorer.access import ReadOnlyError
-
-if TYPE_CHECKING:
-    from explorer.shell import Context
+from explorer.shell import Context
+from pipeline.artifacts import ArtifactError
+from pipeline.compare import CompareError
 
 ADD_ICON, REMOVE_ICON = ":material/bookmark_add:", ":material/bookmark_remove:"
 
@@ -140,8 +140,6 @@ def map_selection(ctx: Context, rows: np.ndarray, kind: str | None) -> None:
     them to the reading list."""
     if not len(rows):
         return
-    from explorer import shell
-
     papers = ctx.corpus.papers
     st.markdown(
         f"**{len(rows):,} paper{'s' if len(rows) != 1 else ''} selected on the map** ({kind or 'box'}; Esc clears)"
@@ -243,11 +241,6 @@ def _comparison(ctx: Context):
     name = st.query_params.get("ref")
     if not name or name == ctx.corpus.name:
         return None, None, None
-    from explorer import compare as cview
-    from explorer import data
-    from pipeline.artifacts import ArtifactError
-    from pipeline.compare import CompareError
-
     try:
         reference = data.get_corpus(ctx.root, name)
         return reference, cview.get_comparison(ctx.corpus, reference), None

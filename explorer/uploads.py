@@ -30,7 +30,19 @@ from pathlib import Path
 import pandas as pd
 
 from pipeline import artifacts
+from pipeline.config import ColumnMap, IngestParams
 from pipeline.errors import InputError
+from pipeline.ingest import (
+    _mean_words,
+    _resolve_columns,  # the build's own rule, so the preview cannot disagree
+)
+from pipeline.inputs import corpus_name
+from pipeline.readers import (
+    _EXTENSIONS,  # the formats the build recognises by extension
+    detect_format,
+    gunzip,
+    parse_table,
+)
 
 INPUTS = ".inputs"
 RECORD = ".corpus.json"
@@ -64,8 +76,6 @@ class UploadError(Exception):
 
 
 def _known_suffixes() -> frozenset[str]:
-    from pipeline.readers import _EXTENSIONS  # the formats the build recognises by extension
-
     return frozenset(e.lstrip(".") for e in _EXTENSIONS)
 
 
@@ -106,9 +116,7 @@ def unique_name(name: str, taken: set[str]) -> str:
 
 def default_corpus_name(filename: str) -> str:
     """The corpus name the command line would give a corpus built from ``filename``."""
-    from pipeline.cli import _name_from
-
-    return _name_from(Path(safe_filename(filename)))
+    return corpus_name(Path(safe_filename(filename)))
 
 
 # ------------------------------------------------------------------------------------------
@@ -163,8 +171,6 @@ def preview(original: str, data: bytes) -> Preview:
     The bytes go to a private temporary folder only while the format is detected (the readers
     sniff a file on disk); nothing is kept.
     """
-    from pipeline.readers import detect_format, gunzip, parse_table
-
     name = safe_filename(original)
     shown = Path(re.split(r"[\\/]", str(original))[-1] or name)  # messages name the file as the user knows it
     base = Preview(name, original, size=len(data), sha256=hashlib.sha256(data).hexdigest())
@@ -208,9 +214,6 @@ def _replace(p: Preview, **changes) -> Preview:
 def resolve(p: Preview, explicit: dict[str, str]) -> tuple[dict[str, str], str | None]:
     """Role -> column as the build will read ``p`` with the ``explicit`` mapping (the rest
     recognised by name), or ``({}, message)`` when it cannot (the build's message)."""
-    from pipeline.config import ColumnMap, IngestParams
-    from pipeline.ingest import _resolve_columns  # the build's own rule, so the preview cannot disagree
-
     if p.fixed is not None:
         return dict(p.fixed), None
     try:
@@ -224,8 +227,6 @@ def resolve(p: Preview, explicit: dict[str, str]) -> tuple[dict[str, str], str |
 def guess_abstract(p: Preview) -> str | None:
     """The column the build would suggest as the abstract when none has an abstract's name: the
     one with the longest texts, if they average at least 15 words (the build's own hint)."""
-    from pipeline.ingest import _mean_words
-
     if p.fixed is not None or p.sample.empty:
         return None
     lengths = {c: _mean_words(p.sample[c]) for c in p.columns[:50]}

@@ -3,7 +3,7 @@ paper (``notes=``), exported as Markdown, CSV and BibTeX."""
 
 import streamlit as st
 
-from explorer import readinglist, share, shell, state, text
+from explorer import panels, readinglist, share, shell, state, text
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -28,7 +28,7 @@ if not len(rows):
 notes = ctx.view.note_of
 if ctx.presenting:  # a slide: the papers and their notes, large, nothing to edit
     for i, r in enumerate(rows.tolist(), start=1):
-        shell.paper_item(ctx, int(r), prefix=f"{i}\\. ", where="list")
+        panels.paper_item(ctx, int(r), prefix=f"{i}\\. ", where="list")
         note = notes.get(str(corpus.short_ids[r]))
         if note:
             with st.container(key=f"list_note_{i}"):
@@ -53,6 +53,6 @@ if problem := st.session_state.pop("rl_note_problem", None):
     st.warning(text.plain(problem), icon=":material/sticky_note_2:")
 st.divider()
 for i, r in enumerate(rows.tolist(), start=1):  # the list's papers (at most 200)
-    shell.paper_item(ctx, int(r), prefix=f"{i}\\. ", where="list")
+    panels.paper_item(ctx, int(r), prefix=f"{i}\\. ", where="list")
     share.note_editor(ctx, int(r))
 share.clear_button()

@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import analysis, mapcomponent, panels, present, search, share, shell, state, text
 from explorer.mapview import Marks
-from explorer.palette import HIT, LIST
+from pipeline.formats.palette import HIT, LIST
 
 ctx = shell.context()
 corpus = ctx.corpus

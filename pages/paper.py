@@ -77,4 +77,4 @@ with right:
 st.subheader("Most similar papers", anchor=False)
 similar = search.similar_papers(corpus, row, 10)
 for r, sim in zip(similar.rows, similar.scores, strict=True):
-    shell.paper_item(ctx, int(r), f"similarity {sim:.2f}", where="similar")
+    panels.paper_item(ctx, int(r), f"similarity {sim:.2f}", where="similar")

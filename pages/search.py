@@ -59,7 +59,7 @@ with find:
         if mode == "keyword" and (note := search.index_note(corpus)):
             st.caption(note)
         for i, (r, score, exact) in enumerate(zip(hits.rows, hits.scores, hits.exact, strict=True), start=1):
-            shell.paper_item(
+            panels.paper_item(
                 ctx,
                 int(r),
                 f"{score_name} {score:.2f}{' · ★ exact phrase' if exact else ''}",

@@ -54,7 +54,7 @@ if topic is not None:
     reps = analysis.representative_rows(corpus, pos)
     near = analysis.neighbour_topics(corpus, reps, panels.NEIGHBOURS) if reps else []
     for r, others in zip(reps, near, strict=True):
-        shell.paper_item(
+        panels.paper_item(
             ctx, r, f"{int((others == topic).sum())} of its {len(others)} most similar papers here", where="rep"
         )
     left, right = st.columns(2, gap="large")

@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline.vocab import _analyzer_tokens, make_vectorizer
+
 #: The shipped background, relative to the repository root.
 FOLDER = Path(__file__).resolve().parent.parent / "assets" / "background"
 TERMS_FILE = "terms.parquet"
@@ -80,8 +82,6 @@ def make(texts: Sequence[str], *, min_df: int = MIN_DF, ngram_range: tuple[int, 
     Returns:
         Columns term, df (int32): terms used by at least ``min_df`` texts, sorted by term.
     """
-    from pipeline.vocab import _analyzer_tokens, make_vectorizer
-
     vec = make_vectorizer(ngram_range=ngram_range, min_df=min_df)
     counts = vec.fit_transform(list(texts))
     counts.data[:] = 1

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.formats.blobs import pack, unpack
+
 STOPWORDS = "en"
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
@@ -136,8 +138,6 @@ def export_index(texts: Sequence[str]):
         ascending and stored as differences from the previous one) and ``post_tf`` (uint16
         occurrences); the header holds ``vocab``, ``n``, ``avgdl`` and ``parameters()``.
     """
-    from explorer.mapview import pack
-
     tokens = tokenize([t or "" for t in texts])
     vocab: dict[str, int] = {}
     term_ids, doc_ids = [], []
@@ -179,8 +179,6 @@ def export_index(texts: Sequence[str]):
 def scores(blob_data: bytes, query: str) -> np.ndarray:
     """float32 ``(papers,)`` BM25 scores of ``query`` from an exported index, computed as the
     export's JavaScript computes them (the reference the tests hold both bm25s and the page to)."""
-    from explorer.mapview import unpack
-
     header, arrays = unpack(blob_data)
     vocab = {w: i for i, w in enumerate(header["vocab"])}
     n, avgdl, k1, b = header["n"], header["avgdl"], header["k1"], header["b"]

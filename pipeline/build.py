@@ -52,13 +52,18 @@ from pipeline.embed import (
     resolve_model_path,
 )
 from pipeline.errors import PipelineError
+from pipeline.evaluate import npmi_coherence
+from pipeline.evaluate import topic_stability as evaluate_topic_stability
+from pipeline.ingest import ingest
 from pipeline.progress import Reporter, StageClock, StageRecord, format_seconds
 from pipeline.reduce import RECALL_SAMPLE, REDUCE_VERSION, Projection, is_exact, knn_recall, reduce, shared_knn
-from pipeline.represent import REPRESENT_VERSION
+from pipeline.represent import REPRESENT_VERSION, fit_topics, growth_per_year
 from pipeline.results import FittedModel, TopicResult
 from pipeline.settings import config_from_manifest, result_settings
 from pipeline.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
 from pipeline.stage_cache import StageCache, array_digest
+from pipeline.trends import compute_trends
+from pipeline.vocab import doc_terms
 
 __all__ = ["BACKGROUND_MIN_PAPERS", "BuildSummary", "StageRunner", "build", "fingerprint", "fit_settings_key"]
 
@@ -256,8 +261,6 @@ def build(
         PipelineError: unusable input or settings; ArtifactError: another build holds the lock.
         KeyboardInterrupt: interrupted; see the module docstring for what is left behind.
     """
-    from pipeline.ingest import ingest
-
     reporter = reporter or Reporter(quiet=True)
     root = Path(root)
     artifacts.check_name(name)
@@ -441,11 +444,6 @@ def _fit_full_with(
 ) -> TopicResult:
     """The full fit; ``texts`` is ``papers["model_text"]`` as one list (made once: a million
     Python strings are over a gigabyte)."""
-    from pipeline.evaluate import topic_stability as evaluate_topic_stability
-    from pipeline.represent import fit_topics
-    from pipeline.trends import compute_trends
-    from pipeline.vocab import doc_terms
-
     n = len(papers)
     what = (
         f"{config.umap.cluster_dims}-d for clustering, 2-d for the map"
@@ -536,8 +534,6 @@ def _knn_info(embeddings, projection: Projection, config: BuildConfig) -> dict:
 
 def _finish_topic_table(table: pd.DataFrame, topics: np.ndarray, xy: np.ndarray, trends, dt) -> pd.DataFrame:
     """Add map positions, coherence and growth to the topic table."""
-    from pipeline.represent import growth_per_year
-
     table = table.copy()
     if not len(table):
         return table
@@ -551,10 +547,6 @@ def _finish_topic_table(table: pd.DataFrame, topics: np.ndarray, xy: np.ndarray,
 
 
 def _coherence(topic_words: list[list[str]], dt) -> list[float]:
-    try:
-        from pipeline.evaluate import npmi_coherence
-    except ImportError:  # evaluation module not available
-        return [float("nan")] * len(topic_words)
     if dt.counts.shape[1] == 0:
         return [float("nan")] * len(topic_words)
     _, per_topic = npmi_coherence(topic_words, dt.presence(), dt.vocabulary, top_n=10)

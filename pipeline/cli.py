@@ -10,17 +10,20 @@ import threading
 from pathlib import Path
 
 from pipeline import artifacts, schema
+from pipeline.build import build
+from pipeline.compare import CompareError, compare_builds, describe
+from pipeline.config import SettingsError
+from pipeline.embed import embed_texts
+from pipeline.engines.ray_engine import RayEngine, RayParams
 from pipeline.errors import PipelineError
+from pipeline.export import export_html
+from pipeline.ingest import ingest
+from pipeline.inputs import DEFAULT_CORPUS, DEFAULT_INPUTS, ROOT, corpus_name, default_inputs
+from pipeline.progress import Reporter
+from pipeline.quality import METHODS, evaluate, report_markdown
+from pipeline.settings import config_from_manifest, load_config, with_overrides
 
-ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_ARTIFACTS = ROOT / "artifacts"
-DEFAULT_CORPUS = "neurips2026"
-DEFAULT_INPUTS = ROOT / "assets" / DEFAULT_CORPUS
-
-
-def default_inputs() -> list[Path]:
-    """The bundled NeurIPS 2026 abstracts (assets/neurips2026/*.txt)."""
-    return sorted(DEFAULT_INPUTS.glob("*.txt"))
 
 
 def _formatter(prog):
@@ -263,9 +266,6 @@ def _build_config(args):
     Raises:
         PipelineError: a setting is unknown or not allowed (the message names it and its flag).
     """
-    from pipeline.config import SettingsError
-    from pipeline.settings import load_config, with_overrides
-
     config = load_config(args.config)
     try:
         return with_overrides(
@@ -299,13 +299,10 @@ def _build_config(args):
 def cmd_build(args) -> int:
     """Build a corpus. Exit codes: 0 built or up to date, 1 unusable input or settings, 130 / 143
     interrupted by SIGINT (Ctrl-C) / SIGTERM, with a message saying which build the corpus holds."""
-    from pipeline.build import build
-    from pipeline.progress import Reporter
-
     inputs = list(args.inputs) or default_inputs()
     if not inputs:
         raise PipelineError(f"no input files given and the bundled corpus is missing from {DEFAULT_INPUTS}.")
-    name = artifacts.check_name(args.name or (DEFAULT_CORPUS if not args.inputs else _name_from(inputs[0])))
+    name = artifacts.check_name(args.name or (DEFAULT_CORPUS if not args.inputs else corpus_name(inputs[0])))
     config = _build_config(args)
     if args.reference:  # a wrong reference fails now, not after the build
         if artifacts.check_name(args.reference) == name:
@@ -334,8 +331,6 @@ def cmd_compare(args) -> int:
 
 
 def _compare(root: Path, new: str, reference: str, *, force: bool) -> int:
-    from pipeline.compare import CompareError, compare_builds, describe
-
     try:
         result, computed = compare_builds(root, new, reference, force=force)
     except CompareError as exc:
@@ -387,8 +382,6 @@ def _engine(args):
         if ray_flags:
             raise PipelineError(f"{', '.join(ray_flags)} only apply with --engine ray.")
         return None
-    from pipeline.engines.ray_engine import RayEngine, RayParams
-
     return RayEngine(
         RayParams(
             address=args.ray_address,
@@ -397,14 +390,6 @@ def _engine(args):
             staging=args.ray_staging,
         )
     )
-
-
-def _name_from(path: Path) -> str:
-    stem = path.name
-    for suffix in (".gz", ".jsonl", ".json", ".csv", ".tsv", ".parquet", ".txt"):
-        stem = stem.removesuffix(suffix)
-    cleaned = "".join(c if c.isalnum() or c in "._-" else "-" for c in stem).strip("-._") or "corpus"
-    return cleaned[:64]
 
 
 def cmd_list(args) -> int:
@@ -474,9 +459,6 @@ def cmd_info(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from pipeline.compare import CompareError
-    from pipeline.export import export_html
-
     artifacts.check_name(args.name)
     out = args.out or Path("exports") / f"{args.name}.html"
     if args.reference and artifacts.check_name(args.reference) == args.name:
@@ -493,15 +475,8 @@ def _evaluation_input(args):
     """Papers, embeddings and settings to evaluate: from a built corpus or from an input file."""
     import pandas as pd
 
-    from pipeline.progress import Reporter
-    from pipeline.settings import config_from_manifest
-
     path = Path(args.corpus)
     if path.is_file():
-        from pipeline.embed import embed_texts
-        from pipeline.ingest import ingest
-        from pipeline.settings import load_config, with_overrides
-
         config = with_overrides(load_config(args.config), {"ingest": {"columns": {"label": args.label_column}}})
         reporter = Reporter()
         result = ingest([path], config.ingest, progress=reporter.counter("rows", "rows"))
@@ -512,7 +487,7 @@ def _evaluation_input(args):
             artifacts.cache_dir(args.artifacts),
             progress=reporter.counter("embedded", "papers"),
         ).vectors
-        return args.name or _name_from(path), papers, embeddings, config
+        return args.name or corpus_name(path), papers, embeddings, config
     artifacts.check_name(args.corpus)
     folder = artifacts.corpus_path(args.artifacts, args.corpus)
     manifest = artifacts.read_manifest(folder)
@@ -531,8 +506,6 @@ def _evaluation_input(args):
 
 def cmd_evaluate(args) -> int:
     import shlex
-
-    from pipeline.quality import METHODS, evaluate, report_markdown
 
     methods = args.methods or list(METHODS)
     unknown = [m for m in methods if m not in METHODS]
@@ -554,8 +527,6 @@ def cmd_evaluate(args) -> int:
         + f"; methods {', '.join(methods)}; seeds {' '.join(map(str, args.seeds))}",
         flush=True,
     )
-    from pipeline.embed import embed_texts
-
     cache = artifacts.cache_dir(args.artifacts)
     result = evaluate(
         papers["model_text"].tolist(),

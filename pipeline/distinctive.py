@@ -4,7 +4,6 @@ Monroe et al.'s log-odds (:mod:`pipeline.logodds`), with a guard against a lengt
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -12,9 +11,8 @@ import pandas as pd
 from pipeline import labels
 from pipeline.intervals import _z, newcombe
 from pipeline.logodds import DEFAULT_PRIOR_MASS, log_odds
-
-if TYPE_CHECKING:
-    from pipeline.compare import Side
+from pipeline.side import Side
+from pipeline.vocab import make_vectorizer
 
 
 def written_as_phrases(texts: Sequence[str], terms: Sequence[str], *, min_papers: int = 2) -> np.ndarray:
@@ -55,8 +53,6 @@ def count_terms(texts: Sequence[str], vocabulary: Sequence[str], ngram_range=(1,
     """Papers among ``texts`` using each term of ``vocabulary`` (the pipeline's tokenisation)."""
     if not len(vocabulary) or not len(texts):
         return np.zeros(len(vocabulary), dtype=np.int64)
-    from pipeline.vocab import make_vectorizer
-
     vec = make_vectorizer(ngram_range=ngram_range, vocabulary=list(vocabulary))
     counts = vec.transform(list(texts))
     counts.data[:] = 1

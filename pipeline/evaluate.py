@@ -29,6 +29,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from pipeline.labels import contains, doc_stems, label_parts
+from pipeline.vocab import make_vectorizer
+
 #: Added to joint probabilities so that pairs that never co-occur get a finite NPMI (close to -1).
 NPMI_EPSILON = 1e-12
 
@@ -358,8 +361,6 @@ def reference_doc_term(docs: Sequence[str], terms: Sequence[str]) -> tuple[sp.cs
     """
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from pipeline.vocab import make_vectorizer
-
     vocab = {t: i for i, t in enumerate(dict.fromkeys(t for t in terms if t and t.strip()))}
     n = len(docs)
     if not vocab:
@@ -519,8 +520,6 @@ def label_scores(
         centroids: float ``(len(labels), dim)`` the topics' normalised mean embeddings, same order.
         large_share: topics at least this large must reach 0.5 coverage.
     """
-    from pipeline.labels import contains, doc_stems, label_parts
-
     topics = np.asarray(topics)
     ids = sorted(labels)
     coverage: dict[int, float] = {}

@@ -6,7 +6,7 @@ external script, stylesheet, font or image, and its Content-Security-Policy forb
 What it carries (``ExportData``), each in a ``<script>`` element of its own:
 
 * the map component's bundle (``frontend/dist/atlas-map.js``, the same code as the app's map) and
-  the corpus's points container (``explorer.mapview``: 11 bytes a paper, base64);
+  the corpus's points container (``pipeline.formats.blobs``: 11 bytes a paper, base64);
 * the papers' metadata (titles, years, venues, authors, links, short ids for reading lists) as
   gzip-compressed JSON, and the abstracts as a second gzip-compressed JSON read only when a paper
   is opened, a phrase is searched or a CSV is written (the browser inflates them with its own
@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, bm25, schema
+from pipeline.compare import compare_builds
 from pipeline.curation import (
     Curation,
     CurationError,
@@ -56,6 +57,10 @@ from pipeline.curation import (
     folded_embeddings,
     topic_targets,
 )
+from pipeline.export_common import GZIP_LEVEL, column_texts, gzip_json, http_url, text_or_none, topic_table
+from pipeline.export_compare import compare_part, reference_tables
+from pipeline.formats.blobs import points_blob, unpack
+from pipeline.formats.ids import short_ids
 from pipeline.labels import shown_labels
 from pipeline.place import own_topic_similarity
 
@@ -75,9 +80,7 @@ MARKERS = (
 )
 PAPER_REQUIRED = ("doc_id", "title", "abstract", "topic", "x", "y")
 TOPIC_REQUIRED = ("topic", "label")
-HTTP_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
 JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-GZIP_LEVEL = 6
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ class ExportData:
 
     Attributes:
         meta: corpus facts, topics (id, label, size, keywords), venue and label names, BM25 notes.
-        points: the map's points container (``explorer.mapview.points_blob``).
+        points: the map's points container (``pipeline.formats.blobs.points_blob``).
         papers: gzip JSON, one list per field, all of length N: ``id`` doc ids, ``t`` titles,
             ``sid`` reading-list short ids, and when the corpus has them ``yr`` years (null when
             unknown), ``v``/``lb`` indexes into ``meta.venues``/``meta.labels`` (-1 when
@@ -185,9 +188,6 @@ def export_html(
         papers = papers.assign(topic_similarity=stored_topic_similarity(folder, *before, papers, topics))
     data = export_data(name, manifest, papers, topics)
     if reference is not None:
-        from pipeline.compare import compare_builds
-        from pipeline.export_compare import compare_part, reference_tables
-
         result, _ = compare_builds(root, name, artifacts.check_name(reference))
         ref_papers, ref_topics, ref_manifest = reference_tables(root, reference)
         note = None
@@ -308,27 +308,19 @@ def json_for_script(data) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(JSON_ESCAPES)
 
 
-def _gzip_json(data) -> bytes:
-    return gzip.compress(
-        json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(), GZIP_LEVEL, mtime=0
-    )
-
-
 def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.DataFrame) -> ExportData:
     """Everything the page reads (see ``ExportData``), from the corpus's tables."""
-    from explorer import mapview, readinglist
-
     _require(papers, PAPER_REQUIRED, "papers")
     _require(topics, TOPIC_REQUIRED, "topics")
     papers = papers.reset_index(drop=True)
     topic_ids = papers["topic"].astype(int).to_numpy()
-    table = _topic_table(topics, topic_ids)
-    points = mapview.points_blob(name, papers, table)
+    table = topic_table(topics, topic_ids)
+    points = points_blob(name, papers, table)
 
     p: dict[str, list] = {
         "id": papers["doc_id"].astype(str).tolist(),
-        "t": _texts(papers["title"]),
-        "sid": [str(s) for s in readinglist.short_ids(papers["doc_id"])],
+        "t": column_texts(papers["title"]),
+        "sid": [str(s) for s in short_ids(papers["doc_id"])],
     }
     if "title_derived" in papers:
         p["td"] = np.flatnonzero(papers["title_derived"].fillna(False).astype(bool).to_numpy()).tolist()
@@ -339,14 +331,14 @@ def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.Data
     meta_lists = {}
     for column, key, meta_key in (("venue", "v", "venues"), ("label", "lb", "labels")):
         if column in papers and papers[column].notna().any():
-            codes, uniques = pd.factorize(papers[column].map(_text_or_none), sort=True)
+            codes, uniques = pd.factorize(papers[column].map(text_or_none), sort=True)
             p[key] = codes.tolist()
             meta_lists[meta_key] = [str(u) for u in uniques]
     for column, key in (("authors", "au"), ("keywords", "kw")):
         if column in papers and papers[column].notna().any():
-            p[key] = [_text_or_none(v) for v in papers[column]]
+            p[key] = [text_or_none(v) for v in papers[column]]
     if "url" in papers:
-        urls = [_http_url(v) for v in papers["url"]]
+        urls = [http_url(v) for v in papers["url"]]
         if any(urls):
             p["u"] = urls
     if "topic_similarity" in papers:
@@ -356,7 +348,7 @@ def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.Data
         texts = papers["model_text"].fillna("").astype(str).tolist()
         indexed = "the cleaned title and abstract (as the app indexes them)"
     else:
-        texts = [f"{t}. {a}" for t, a in zip(p["t"], _texts(papers["abstract"]), strict=True)]
+        texts = [f"{t}. {a}" for t, a in zip(p["t"], column_texts(papers["abstract"]), strict=True)]
         indexed = "the title and abstract"
     index = bm25.export_index(texts)
 
@@ -384,15 +376,13 @@ def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.Data
     return ExportData(
         meta=meta,
         points=points,
-        papers=_gzip_json(p),
-        abstracts=_gzip_json(_texts(papers["abstract"])),
+        papers=gzip_json(p),
+        abstracts=gzip_json(column_texts(papers["abstract"])),
         index=gzip.compress(index.data, GZIP_LEVEL, mtime=0),
     )
 
 
 def index_vocab(index) -> list[str]:
-    from explorer.mapview import unpack
-
     return unpack(index.data)[0]["vocab"]
 
 
@@ -400,22 +390,6 @@ def _require(df: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise artifacts.ArtifactError(f"cannot export: the {what} table lacks the column(s) {', '.join(missing)}.")
-
-
-def _text_or_none(value) -> str | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _texts(column: pd.Series) -> list[str]:
-    return [_text_or_none(v) or "" for v in column]
-
-
-def _http_url(value) -> str | None:
-    text = _text_or_none(value)
-    return text if text and HTTP_URL.match(text) else None
 
 
 def _model_name(model: str | None) -> str | None:
@@ -434,30 +408,3 @@ def _keywords(value, n: int = 10) -> list[str]:
     else:
         items = [str(s).strip() for s in list(value)]
     return [s for s in items if s][:n]
-
-
-def _topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
-    """One row per topic that has papers, in the table's order, then any topic only papers name
-    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median).
-    Labels are as the app shows them: weak ones end in ``pipeline.labels.WEAK_MARK``."""
-    present = set(np.unique(topic_ids).tolist())
-    rows, seen = [], set()
-    named = topics.assign(label=[_text_or_none(v) or "" for v in topics["label"]])
-    for rec, raw, label in zip(topics.to_dict("records"), named["label"], shown_labels(named), strict=True):
-        tid = int(rec["topic"])
-        if tid in present and tid not in seen:
-            seen.add(tid)
-            rows.append(
-                {
-                    "topic": tid,
-                    "label": label if raw else f"topic {tid}",
-                    "keywords": rec.get("keywords"),
-                    "x": rec.get("x"),
-                    "y": rec.get("y"),
-                }
-            )
-    for tid in sorted(present - seen):
-        rows.append(
-            {"topic": tid, "label": "outliers" if tid == -1 else f"topic {tid}", "keywords": None, "x": None, "y": None}
-        )
-    return pd.DataFrame(rows, columns=["topic", "label", "keywords", "x", "y"])

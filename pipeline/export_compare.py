@@ -27,8 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from explorer import mapview, palette
 from pipeline import artifacts, schema
+from pipeline.distinctive import min_support
+from pipeline.export_common import gzip_json, http_url, text_or_none, topic_table
+from pipeline.formats import palette
+from pipeline.formats.blobs import TITLE_CHARS, Blob, points_blob
 from pipeline.labels import shown_labels
 
 #: Most novel papers listed with their closest prior work (as many as the app's list).
@@ -59,13 +62,13 @@ class ComparePart:
             ``prior`` (doc_id -> title ``t``, year ``yr``, link ``u``, row on the reference's map
             ``r``), ``overlay`` (row, x, y, far of the new papers drawn on the reference's map),
             ``novelty`` (histogram ``edges``/``counts`` of every new paper's novelty, ``p95``).
-        ref_points: the reference's map (``explorer.mapview.points_blob``).
+        ref_points: the reference's map (``pipeline.formats.blobs.points_blob``).
         ref_titles: gzip JSON ``{"t": titles, "yr": years}`` of the map's rows, or None.
     """
 
     meta: dict
     data: bytes
-    ref_points: mapview.Blob
+    ref_points: Blob
     ref_titles: bytes | None
 
 
@@ -102,9 +105,6 @@ def compare_part(
         synthetic: the reference is generated benchmark data (its map says so on a PNG).
         note: said under the comparison's title (e.g. that it is of the builds' own topics).
     """
-    from pipeline.distinctive import min_support
-    from pipeline.export import _gzip_json, _http_url, _text_or_none, _topic_table
-
     s = result.summary
     ref_name = str(s["reference"]["name"])
     tables = result.to_dict(["shares", "terms", "matches"])
@@ -119,19 +119,19 @@ def compare_part(
     if n_ref > REF_MAP_MAX:
         rows = np.sort(np.random.default_rng(seed).choice(n_ref, REF_MAP_MAX, replace=False))
     shown = ref_papers.iloc[rows].reset_index(drop=True)
-    table = _topic_table(ref_topics, ref_papers["topic"].astype(int).to_numpy())
-    points = mapview.points_blob(ref_name, shown, table, synthetic=synthetic)
+    table = topic_table(ref_topics, ref_papers["topic"].astype(int).to_numpy())
+    points = points_blob(ref_name, shown, table, synthetic=synthetic)
     map_row = pd.Series(np.arange(len(shown)), index=shown["doc_id"].astype(str).to_numpy())
     map_row = map_row[~map_row.index.duplicated()]
 
     titles_blob = None
-    titles = [(_text_or_none(t) or "(untitled)")[: mapview.TITLE_CHARS] for t in shown["title"]]
+    titles = [(text_or_none(t) or "(untitled)")[:TITLE_CHARS] for t in shown["title"]]
     years = (
         [None if pd.isna(v) else int(v) for v in pd.to_numeric(shown["year"], errors="coerce")]
         if "year" in shown
         else None
     )
-    packed = _gzip_json({"t": titles, "yr": years})
+    packed = gzip_json({"t": titles, "yr": years})
     if len(packed) <= REF_TITLES_MAX:
         titles_blob = packed
 
@@ -146,9 +146,9 @@ def compare_part(
             rec = by_id.loc[doc_id]
             year = pd.to_numeric(rec.get("year"), errors="coerce") if "year" in by_id else None
             prior[doc_id] = {
-                "t": _text_or_none(rec["title"]) or "(untitled)",
+                "t": text_or_none(rec["title"]) or "(untitled)",
                 "yr": None if year is None or pd.isna(year) else int(year),
-                "u": _http_url(rec.get("url")) if "url" in by_id else None,
+                "u": http_url(rec.get("url")) if "url" in by_id else None,
                 "r": int(map_row[doc_id]) if doc_id in map_row.index else None,
             }
 
@@ -207,7 +207,7 @@ def compare_part(
         "years": s["reference"].get("years"),
         "note": note,
     }
-    return ComparePart(meta=meta, data=_gzip_json(data), ref_points=points, ref_titles=titles_blob)
+    return ComparePart(meta=meta, data=gzip_json(data), ref_points=points, ref_titles=titles_blob)
 
 
 def _finite(value):

@@ -19,7 +19,10 @@ from pipeline import artifacts, schema
 from pipeline.config import BuildConfig
 from pipeline.novelty import neighbours
 from pipeline.place import map_position, topic_distribution, vote_topics
+from pipeline.represent import growth_per_year
 from pipeline.results import PreviousModel, TopicResult
+from pipeline.trends import Trends, add_papers
+from pipeline.vocab import DocTerms, make_vectorizer
 
 #: Papers placed into existing topics at most, as a share of the fitted corpus, before a refit is
 #: required: beyond it the topics no longer describe the corpus well.
@@ -166,10 +169,6 @@ def with_trends(result: TopicResult, papers: pd.DataFrame, plan: IncrementalPlan
     plus the new papers' own, counted on the fitted vocabulary with the settings the topics were
     fitted with (nothing is recounted: adding papers to a million costs their own counting)."""
     from dataclasses import replace
-
-    from pipeline.represent import growth_per_year
-    from pipeline.trends import Trends, add_papers
-    from pipeline.vocab import DocTerms, make_vectorizer
 
     folder, config = plan.previous.folder, plan.previous.config
     previous = Trends(

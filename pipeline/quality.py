@@ -28,7 +28,24 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from pipeline import evaluate as ev
+from pipeline.cluster import centroids, cluster, resolve_params, uses_projection
 from pipeline.config import BuildConfig
+from pipeline.evaluate import (
+    ABSENT,
+    clustering_scores,
+    keyword_problem,
+    label_scores,
+    npmi_coherence,
+    stability,
+    topic_diversity,
+    topic_spread,
+    vanilla_bertopic_pair,
+)
+from pipeline.labels import is_weak
+from pipeline.reduce import cluster_projection, shared_knn
+from pipeline.represent import ctfidf_words, topic_labels
+from pipeline.vocab import doc_terms
 
 #: Methods in report order, with their display names.
 METHODS: dict[str, str] = {
@@ -266,9 +283,6 @@ class _Shared:
 
 
 def _prepare(docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig) -> _Shared:
-    from pipeline.reduce import shared_knn
-    from pipeline.vocab import doc_terms
-
     start = time.perf_counter()
     knn = shared_knn(embeddings, config.umap)
     dt = doc_terms(list(docs), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
@@ -287,8 +301,6 @@ def pipeline_run(
     With ``embed`` (the corpus's embedder) the run's labels are made as the build makes them and
     scored (:func:`topic_scores`); the seconds are the clustering's and the keywords'.
     """
-    from pipeline.represent import ctfidf_words
-
     start = time.perf_counter()
     clustering = _cluster_with_seed(embeddings, shared.knn, config, seed)
     words = ctfidf_words(clustering.labels, shared.dt, TOP_N)
@@ -319,11 +331,6 @@ def topic_scores(
         embedding is nearest their own topic's centroid), ``largest_share``, ``loose_large``
         (topics above :data:`LARGE_TOPIC` of the papers less coherent than the median topic).
     """
-    from pipeline.cluster import centroids
-    from pipeline.evaluate import label_scores, topic_spread
-    from pipeline.labels import is_weak
-    from pipeline.represent import topic_labels
-
     ids, vectors = centroids(labels, embeddings)
     chosen = topic_labels(list(docs), labels, dt, vectors, embed)
     names = {int(t): chosen[int(t)][0] for t in ids}
@@ -347,9 +354,6 @@ def topic_scores(
 
 def _cluster_with_seed(embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, seed: int):
     """``cluster.cluster`` as the build runs it, with ``seed`` for every random choice it makes."""
-    from pipeline.cluster import cluster, uses_projection
-    from pipeline.reduce import cluster_projection
-
     params = dataclasses.replace(config.cluster, seed=seed)
     points = cluster_projection(embeddings, knn, config.umap, seed=seed) if uses_projection(params) else None
     return cluster(points, embeddings, params, knn=knn[0])
@@ -375,9 +379,6 @@ def resampled_clustering(
     Returns:
         int ``(n,)``: topic per paper of the sample, ``ABSENT`` for the others.
     """
-    from pipeline.cluster import resolve_params
-    from pipeline.evaluate import ABSENT
-
     n = len(embeddings)
     keep = np.sort(np.random.default_rng(seed).permutation(n)[: max(3, min(n, round(share * n)))])
     config = dataclasses.replace(
@@ -442,8 +443,6 @@ def score_runs(
         labels_true: ``(n,)`` reference labels, or None (label-free measures only).
         reference: ``(doc_term, vocab)`` from ``evaluate.reference_doc_term`` for NPMI.
     """
-    from pipeline.evaluate import clustering_scores, keyword_problem, npmi_coherence, stability, topic_diversity
-
     per_seed, bad_examples = [], []
     for seed, run in runs.items():
         row: dict[str, float] = {
@@ -514,9 +513,6 @@ def evaluate(
         embed: the corpus's embedder (texts -> normalised vectors): with it, our pipeline's labels
             are made and scored in every run (:func:`topic_scores`).
     """
-    from pipeline import evaluate as ev
-    from pipeline.cluster import resolve_params
-
     say = progress or (lambda _line: None)
     unknown = set(methods) - set(METHODS)
     if unknown:
@@ -573,8 +569,6 @@ def _warm_up(embeddings: np.ndarray, config: BuildConfig, methods: Sequence[str]
     if "pipeline" in methods or "bertopic" in methods or "bertopic_reduce" in methods:
         from bertopic.vectorizers import ClassTfidfTransformer  # noqa: F401  (imports BERTopic)
 
-        from pipeline.reduce import cluster_projection, shared_knn
-
         sample = embeddings[: min(len(embeddings), 300)]
         if len(sample) >= config.umap.min_points_for_umap:
             cluster_projection(sample, shared_knn(sample, config.umap), config.umap, n_epochs=5)
@@ -594,8 +588,6 @@ def _attempt(result: MethodResult, seed: int, fit: Callable[[], Run], say: Calla
 
 
 def _attempt_pair(results: dict[str, MethodResult], docs, embeddings, seed: int, say) -> None:
-    from pipeline.evaluate import vanilla_bertopic_pair
-
     targets = [results[m] for m in ("bertopic", "bertopic_reduce") if m in results]
     if all(t.error for t in targets):
         return

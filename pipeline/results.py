@@ -17,6 +17,8 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from pipeline.represent import save_bertopic
+
 
 class ModelSource(Protocol):
     """Where the build's BERTopic model comes from; ``save`` writes it into a build folder."""
@@ -31,8 +33,6 @@ class FittedModel:
     model: Any
 
     def save(self, dest: Path) -> None:
-        from pipeline.represent import save_bertopic
-
         save_bertopic(self.model, dest)
 
 

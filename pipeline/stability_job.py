@@ -18,6 +18,7 @@ import numpy as np
 
 from pipeline.cluster import CLUSTER_VERSION
 from pipeline.config import BuildConfig
+from pipeline.quality import seed_clusterings
 from pipeline.reduce import REDUCE_VERSION
 from pipeline.stage_cache import StageCache, array_digest
 
@@ -96,8 +97,6 @@ class StabilityJob:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            from pipeline.quality import seed_clusterings
-
             try:
                 # spawn, not fork: forking a process that uses OpenMP (numba, BLAS) is unsafe. An
                 # executor, not a Pool: a worker that dies fails the future instead of being
@@ -115,8 +114,6 @@ class StabilityJob:
         """The extra runs' labels (waiting for the background process if needed); None when off or failed."""
         if self._runs is not None or not self.seeds or self.error:
             return self._runs
-        from pipeline.quality import seed_clusterings
-
         try:
             runs = None
             if self._pending is not None:

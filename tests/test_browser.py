@@ -329,7 +329,7 @@ def test_a_click_opens_the_dot_you_see(tab, papers):
 def test_this_papers_star_is_drawn_on_top_in_a_contrasting_colour(tab, papers, output_dir, tmp_path):
     from PIL import Image
 
-    from explorer import palette
+    from pipeline.formats import palette
 
     tab.open("/paper?corpus=small&paper=latex-1")
     tab.page.locator(".stage").first.scroll_into_view_if_needed()

@@ -13,10 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, figures, mapview, palette, search, state, text
+from explorer import analysis, data, figures, mapview, search, state, text
 from explorer.filters import Filters, apply, clean, describe
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError
+from pipeline.formats import palette
+from pipeline.formats.blobs import FLAG_REASSIGNED, NO_TOPIC, mask_blob, pack, points_blob, rows_blob, unpack
 
 XSS_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
 
@@ -522,7 +524,7 @@ def test_keywords_are_highlighted_inside_escaped_text():
 
 def test_the_map_gets_11_bytes_a_paper_and_the_labels(corpus):
     blob = mapview.corpus_points(corpus)
-    header, arrays = mapview.unpack(blob.data)
+    header, arrays = unpack(blob.data)
     n = corpus.n_papers
     assert header["n"] == n and header["kind"] == "points" and blob.id == header["id"]
     assert {a: arrays[a].dtype.str for a in arrays} == {"x": "<f4", "y": "<f4", "topic": "<u2", "flags": "|u1"}
@@ -531,30 +533,30 @@ def test_the_map_gets_11_bytes_a_paper_and_the_labels(corpus):
     assert np.array_equal(arrays["x"], corpus.xy[:, 0]) and np.array_equal(arrays["y"], corpus.xy[:, 1])
     topics = [t["id"] for t in header["topics"]]
     assert topics == corpus.topic_ids.tolist()
-    known = arrays["topic"] != mapview.NO_TOPIC
+    known = arrays["topic"] != NO_TOPIC
     assert np.array_equal(np.asarray(topics)[arrays["topic"][known]], corpus.papers["topic"].to_numpy()[known])
-    reassigned = (arrays["flags"] & mapview.FLAG_REASSIGNED) > 0
+    reassigned = (arrays["flags"] & FLAG_REASSIGNED) > 0
     assert np.array_equal(reassigned, corpus.papers["was_outlier"].to_numpy(dtype=bool))
     assert [t["colour"] for t in header["topics"]] == [corpus.topic_colour(t) for t in topics]
     # the blob computes the same colours from the papers alone (the offline export's way)
-    alone = mapview.unpack(mapview.points_blob(corpus.name, corpus.papers, corpus.topics).data)[0]
+    alone = unpack(points_blob(corpus.name, corpus.papers, corpus.topics).data)[0]
     assert [t["colour"] for t in alone["topics"]] == [t["colour"] for t in header["topics"]]
     assert [t["size"] for t in header["topics"]] == corpus.topics["size"].tolist()
     # the id is the content: a renamed topic is a new container, the same corpus the same one
     renamed = corpus.topics.assign(label=["Renamed"] + corpus.topics["label"].tolist()[1:])
-    assert mapview.points_blob(corpus.name, corpus.papers, renamed).id != blob.id
+    assert points_blob(corpus.name, corpus.papers, renamed).id != blob.id
     assert mapview.corpus_points(corpus).id == blob.id
 
 
 def test_masks_and_rows_travel_packed():
     mask = np.zeros(13, dtype=bool)
     mask[[0, 7, 8, 12]] = True
-    header, arrays = mapview.unpack(mapview.mask_blob(mask).data)
+    header, arrays = unpack(mask_blob(mask).data)
     assert header["n"] == 13 and np.array_equal(np.unpackbits(arrays["bits"])[:13].astype(bool), mask)
-    header, arrays = mapview.unpack(mapview.rows_blob(np.array([5, 1, 70_000])).data)
+    header, arrays = unpack(rows_blob(np.array([5, 1, 70_000])).data)
     assert arrays["rows"].tolist() == [5, 1, 70_000]
     with pytest.raises(ValueError, match="1-D"):
-        mapview.pack("rows", {"rows": np.zeros((2, 2), dtype=np.uint32)})
+        pack("rows", {"rows": np.zeros((2, 2), dtype=np.uint32)})
 
 
 def test_a_view_in_the_url_is_parsed_strictly():
@@ -562,7 +564,7 @@ def test_a_view_in_the_url_is_parsed_strictly():
     assert (view.x, view.y, view.zoom, view.text) == (1.5, -2.25, 4.0, "1.5,-2.25,4")
     for bad in (None, "", "1,2", "a,b,c", "1,2,0.01", "1,2,1e9", "nan,1,2", "1,2,3,4"):
         assert mapview.parse_view(bad) is None, bad
-    state = mapview.map_state(mapview.rows_blob(np.array([1])), view=view, highlight=3)
+    state = mapview.map_state(rows_blob(np.array([1])), view=view, highlight=3)
     assert state["view"] == {"x": 1.5, "y": -2.25, "zoom": 4.0} and state["viewKey"] == "1.5,-2.25,4"
     assert json.dumps(state)  # plain JSON for the component
 

@@ -23,11 +23,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, downloads, mapview, readinglist, search, tours
+from explorer import analysis, data, downloads, readinglist, search, tours
 from pipeline import artifacts, bm25, cli, schema
 from pipeline.compare import load_side
 from pipeline.export import export_html
 from pipeline.export_compare import reference_tables
+from pipeline.formats.blobs import unpack
+from pipeline.formats.ids import short_id, short_ids
 from pipeline.labels import WEAK_MARK
 
 HOSTILE_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
@@ -55,7 +57,7 @@ def part(html: str, name: str) -> str:
 def parts(html: str) -> dict:
     """Every data part of an exported page, decoded as the page decodes them."""
     unzip = lambda name: gzip.decompress(base64.b64decode(part(html, name)))  # noqa: E731
-    header, arrays = mapview.unpack(base64.b64decode(part(html, "atlas-points")))
+    header, arrays = unpack(base64.b64decode(part(html, "atlas-points")))
     return {
         "meta": json.loads(part(html, "atlas-meta")),
         "points": (header, arrays),
@@ -122,7 +124,7 @@ def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, pape
     p, meta, (header, arrays) = d["papers"], d["meta"], d["points"]
     assert p["id"] == papers["doc_id"].tolist() and d["abstracts"] == papers["abstract"].tolist()
     assert all(len(v) == len(papers) for k, v in p.items() if k != "td")
-    assert p["sid"] == readinglist.short_ids(papers["doc_id"]).tolist()  # reading-list links resolve offline
+    assert p["sid"] == short_ids(papers["doc_id"]).tolist()  # reading-list links resolve offline
     assert np.array_equal(arrays["x"], papers["x"].to_numpy(np.float32)) and header["n"] == 137
     assert meta["name"] == "small" and meta["papers"] == 137 and meta["topics"] == len(topics)
     assert meta["years"] == [2020, 2024] and meta["built"] and meta["model"]
@@ -501,7 +503,7 @@ def test_the_map_png_and_a_topics_csv_download(tab, papers, topics, tmp_path):
 @pytest.mark.browser
 def test_a_reading_list_link_of_the_app_opens_in_the_file(browser, exported, corpus, tmp_path):
     docs = ["latex-1", "xss-1", "ijcai2023-paper104"]
-    sids = ",".join(readinglist.short_id(d) for d in docs)
+    sids = ",".join(short_id(d) for d in docs)
     t = Offline(browser, exported, f"#list={sids}")
     try:
         assert t.page.evaluate("() => window.__atlas.listed()") == docs  # the list, in its order
@@ -523,7 +525,7 @@ def test_a_reading_list_link_of_the_app_opens_in_the_file(browser, exported, cor
 @pytest.mark.browser
 def test_the_lists_notes_travel_into_the_file_as_plain_text(browser, exported, tmp_path):
     docs = ["latex-1", "xss-1"]
-    sids = [readinglist.short_id(d) for d in docs]
+    sids = [short_id(d) for d in docs]
     hostile = "Ana presents <img src=x onerror=window.__xss=1> =1+1"
     blob = readinglist.encode_notes({sids[1]: hostile}, sids)
     notes_of = "() => Array.from(document.querySelectorAll('#list-items li'), li => li.querySelector('.note')?.textContent ?? '')"

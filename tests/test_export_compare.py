@@ -20,11 +20,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from explorer import mapview, tours
+from explorer import tours
 from pipeline import artifacts, cli, schema
 from pipeline import compare as cmp
 from pipeline.export import export_html
 from pipeline.export_compare import LISTED, PRIOR
+from pipeline.formats.blobs import TITLE_CHARS, unpack
 from tests.test_export import Offline, part, parts
 
 SECTION_IDS = ("cmp-glance", "cmp-shares", "cmp-matching", "cmp-terms", "cmp-novelty", "cmp-map")
@@ -56,7 +57,7 @@ def compare_parts(html: str) -> dict:
     unzip = lambda name: json.loads(gzip.decompress(base64.b64decode(part(html, name))))  # noqa: E731
     return {
         "data": unzip("atlas-compare"),
-        "points": mapview.unpack(base64.b64decode(part(html, "atlas-ref-points"))),
+        "points": unpack(base64.b64decode(part(html, "atlas-ref-points"))),
         "titles": unzip("atlas-ref-titles"),
     }
 
@@ -99,7 +100,7 @@ def test_the_file_holds_the_comparison_the_app_shows(exported, result, root):
     assert header["n"] == len(early) and header["name"] == "early"
     assert arrays["x"].tolist() == pytest.approx(early["x"].astype("float32").tolist())
     assert len(data["overlay"]["row"]) == len(ids) and sum(data["overlay"]["far"]) == int(result.papers["far"].sum())
-    assert d["titles"]["t"] == [t[: mapview.TITLE_CHARS] for t in early["title"]]
+    assert d["titles"]["t"] == [t[:TITLE_CHARS] for t in early["title"]]
     assert sum(data["novelty"]["counts"]) == len(ids)
 
 
@@ -115,7 +116,7 @@ def test_a_large_reference_travels_as_a_sample_without_its_titles(root, result, 
     )  # fmt: skip
     papers, topics, _ = export_compare.reference_tables(root, "early")
     part = export_compare.compare_part(result, data_ids(own), papers, topics)
-    header, arrays = mapview.unpack(part.ref_points.data)
+    header, arrays = unpack(part.ref_points.data)
     assert header["n"] == 20 and set(arrays["x"].tolist()) <= set(papers["x"].astype("float32").tolist())
     assert part.ref_titles is None and part.meta["titles"] is False
     assert part.meta["map_papers"] == 20 and part.meta["papers"] == len(papers)

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from explorer import data, downloads, mapcomponent, mapview, panels, search
+from explorer import data, downloads, mapcomponent, panels, search
 from pipeline import artifacts, schema
 from pipeline.build import build
 from pipeline.config import BuildConfig, EmbedParams
 from pipeline.embed import default_model_path, model_fingerprint
+from pipeline.formats.blobs import unpack
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 LINES = SMALL_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -123,7 +124,7 @@ def _replace_by_hand(root: Path, build_folder: Path) -> None:
 def _derived(corpus: data.Corpus) -> dict:
     """Everything the app derives from a build and caches, through the app's own cached functions."""
     index = search.bm25_index(corpus)
-    header, _ = mapview.unpack(mapcomponent.points(corpus).data)  # the map's cached points
+    header, _ = unpack(mapcomponent.points(corpus).data)  # the map's cached points
     tree, distance, heat = panels._overview_figures(corpus.key, None, corpus)
     return {
         "bm25_docs": int(index.scores["num_docs"]),

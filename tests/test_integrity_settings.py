@@ -37,8 +37,10 @@ def no_work(monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("an input was read or a text embedded before the settings were checked")
 
-    monkeypatch.setattr(pipeline.ingest, "ingest", forbidden)
-    monkeypatch.setattr(pipeline.build, "embed_texts", forbidden)
+    for module in (pipeline.ingest, pipeline.build, cli):  # where it is defined and where it is called
+        monkeypatch.setattr(module, "ingest", forbidden)
+    for module in (pipeline.build, cli):
+        monkeypatch.setattr(module, "embed_texts", forbidden)
 
 
 def test_every_setting_has_a_rule_and_its_default_is_allowed():
@@ -188,14 +190,14 @@ def test_a_manifest_with_bad_settings_is_refused_where_it_is_read(
     err = capsys.readouterr().err
     assert str(manifest_path) in err and expected in err and "--refit" in err, err
     # an incremental build would reuse them: refused before any input is read
-    import pipeline.ingest
+    import pipeline.build
 
-    real_ingest = pipeline.ingest.ingest
-    monkeypatch.setattr(pipeline.ingest, "ingest", lambda *a, **k: pytest.fail("input read before the check"))
+    real_ingest = pipeline.build.ingest
+    monkeypatch.setattr(pipeline.build, "ingest", lambda *a, **k: pytest.fail("input read before the check"))
     with pytest.raises(PipelineError, match=expected.replace("(", r"\(").replace(")", r"\)")):
         build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER)
     # a refit does not reuse them, and replaces the build
-    monkeypatch.setattr(pipeline.ingest, "ingest", real_ingest)
+    monkeypatch.setattr(pipeline.build, "ingest", real_ingest)
     assert build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER, refit=True).mode == "full"
     config_from_manifest(artifacts.read_manifest(artifacts.corpus_path(root, "small")), "rebuilt")
 

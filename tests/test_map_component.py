@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from explorer import mapview
+from pipeline.formats.blobs import point_spacing, points_blob
 
 pytestmark = pytest.mark.browser
 
@@ -57,7 +58,7 @@ def data():
 @pytest.fixture
 def page(browser, data, tmp_path):
     papers, topics = data
-    blob = mapview.points_blob("test-clusters", papers, topics, synthetic=True)
+    blob = points_blob("test-clusters", papers, topics, synthetic=True)
     html = PAGE.format(points=base64.b64encode(blob.data).decode(), bundle=BUNDLE.read_text(encoding="utf-8"))
     path = tmp_path / "map.html"
     path.write_text(html, encoding="utf-8")
@@ -187,7 +188,7 @@ def test_a_view_from_the_host_is_kept_and_views_are_reported_in_the_urls_format(
 
 def test_the_zoom_stops_where_papers_are_told_apart_and_offers_the_way_back(page, data):
     papers, _ = data
-    spacing = mapview.point_spacing(papers["x"].to_numpy(), papers["y"].to_numpy())
+    spacing = point_spacing(papers["x"].to_numpy(), papers["y"].to_numpy())
     assert spacing > 0
     assert page.evaluate("() => window.map.ds.spacing") == pytest.approx(spacing, rel=1e-4)  # float32 positions
     limit = page.evaluate("() => window.map.maxZoom()")
@@ -218,7 +219,7 @@ def test_the_zoom_stops_where_papers_are_told_apart_and_offers_the_way_back(page
 def test_spacing_is_measured_on_a_sample_of_large_maps():
     rng = np.random.default_rng(0)
     xy = rng.uniform(0, 100, size=(40_000, 2))
-    whole = mapview.point_spacing(xy[:, 0], xy[:, 1])
-    sampled = mapview.point_spacing(xy[:, 0], xy[:, 1], sample=10_000)
+    whole = point_spacing(xy[:, 0], xy[:, 1])
+    sampled = point_spacing(xy[:, 0], xy[:, 1], sample=10_000)
     assert sampled == pytest.approx(whole, rel=0.25)
-    assert mapview.point_spacing(np.zeros(5), np.zeros(5)) == 0.0  # all at one place: unknown
+    assert point_spacing(np.zeros(5), np.zeros(5)) == 0.0  # all at one place: unknown

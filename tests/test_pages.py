@@ -21,6 +21,8 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import access
 from pipeline import artifacts, schema
+from pipeline.formats.blobs import MAGIC, unpack
+from pipeline.formats.ids import short_id
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
@@ -125,13 +127,11 @@ def decode(array) -> np.ndarray:
 
 def map_data(at: AppTest) -> tuple[dict, dict[str, tuple[dict, dict]]]:
     """The map component's JSON state and the binary containers sent with it, by id."""
-    from explorer import mapview
-
     elements = at.main.get("bidi_component")
     blobs = {}
     for el in elements:
-        if el.proto.bytes.startswith(mapview.MAGIC):  # (the other bytes are the map's bundle)
-            header, arrays = mapview.unpack(el.proto.bytes)
+        if el.proto.bytes.startswith(MAGIC):  # (the other bytes are the map's bundle)
+            header, arrays = unpack(el.proto.bytes)
             blobs[header["id"]] = (header, arrays)
     states = [json.loads(el.proto.json) for el in elements if el.proto.json]
     assert len(states) == 1, states
@@ -155,9 +155,7 @@ def test_map_draws_every_paper_and_names_the_corpus_in_the_url(small_artifacts, 
 
 
 def test_the_map_marks_search_hits_and_the_reading_list_and_keeps_its_view(small_artifacts, monkeypatch):
-    from explorer import readinglist
-
-    ids = [readinglist.short_id(d) for d in ("latex-1", "xss-1")]
+    ids = [short_id(d) for d in ("latex-1", "xss-1")]
     at = run(
         small_artifacts, monkeypatch, corpus="small", q="scheduling makespan", list=",".join(ids), years="2021-2023"
     )

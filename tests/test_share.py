@@ -24,6 +24,8 @@ from explorer.access import Access, ReadOnlyError
 from pipeline import artifacts, cli
 from pipeline.build import build
 from pipeline.curation import Curation, curation_path
+from pipeline.formats.blobs import unpack
+from pipeline.formats.ids import short_id, short_ids
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 from tests.test_pages import APP, _as_after_first_run, link_params, qp, run, texts, unescape
 
@@ -128,8 +130,8 @@ def test_short_ids_are_short_stable_and_unique(corpus):
     ids = corpus.short_ids
     assert len(set(ids)) == len(ids) == corpus.n_papers
     assert all(re.fullmatch(r"[a-z2-7]{8}", s) for s in ids)
-    assert readinglist.short_id("xss-1") == ids[corpus.paper_pos("xss-1")]  # a hash of the doc id: survives rebuilds
-    forced = readinglist.short_ids(["a", "b", "a2"])
+    assert short_id("xss-1") == ids[corpus.paper_pos("xss-1")]  # a hash of the doc id: survives rebuilds
+    forced = short_ids(["a", "b", "a2"])
     assert len({len(s) for s in forced}) == 1
     parsed, problems = readinglist.parse("ABCDEFGH, abcdefgh,bad!,x")
     assert parsed == ("abcdefgh",) and problems
@@ -137,7 +139,7 @@ def test_short_ids_are_short_stable_and_unique(corpus):
 
 def test_a_reading_list_link_round_trips(small_artifacts, monkeypatch, corpus):
     docs = ["latex-1", "xss-1", "ijcai2022-paper114"]
-    ids = [readinglist.short_id(d) for d in docs]
+    ids = [short_id(d) for d in docs]
     at = open_app(small_artifacts, monkeypatch, "pages/list.py", corpus="small", list=",".join(ids))
     assert at.title[0].value == "Reading list"
     paper_links = [link for link in at.main.get("page_link") if link.proto.page == "paper"]
@@ -180,7 +182,7 @@ def test_reading_list_exports(corpus):
 
 
 def test_papers_join_the_list_from_any_page(small_artifacts, monkeypatch, corpus):
-    sid = readinglist.short_id("latex-1")
+    sid = short_id("latex-1")
     at = open_app(small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper="latex-1")
     button(at, "Add to reading list").click().run()
     assert qp(at, "list") == [sid]
@@ -238,7 +240,7 @@ def test_with_edits_keeps_tables_and_arrays_aligned(corpus):
     row = out.paper_pos(doc)
     assert out.papers["topic"].iat[row] == ids[3] and out.papers["moved"].iat[row]
     assert out.papers["topic_prob"].iat[row] == pytest.approx(out.topic_distribution[row, out.topic_pos(ids[3])])
-    header, _ = mapview.unpack(mapview.corpus_points(out).data)
+    header, _ = unpack(mapview.corpus_points(out).data)
     assert [t["label"] for t in header["topics"] if t["id"] == ids[0]] == ["Renamed"]  # the map's labels follow
     assert out.topics["size"].sum() == corpus.n_papers and corpus.topic_label(ids[0]) != "Renamed"  # base untouched
     assert figures.linkage_from_hierarchy(out.hierarchy, out.topic_ids) is None  # the stored tree no longer fits
@@ -271,9 +273,7 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     table = at.dataframe[0].value
     assert label in table["label"].tolist() and len(table) == len(base.topics) - 1
     at = open_app(own_root, monkeypatch, corpus="small")
-    blobs = [
-        mapview.unpack(c.proto.bytes)[0] for c in at.main.get("bidi_component") if c.proto.bytes.startswith(b"ATLM")
-    ]
+    blobs = [unpack(c.proto.bytes)[0] for c in at.main.get("bidi_component") if c.proto.bytes.startswith(b"ATLM")]
     labels = [t["label"] for b in blobs if b["kind"] == "points" for t in b["topics"]]
     assert "Reviewer's <b>label</b>" in labels  # as text: the map draws labels on a canvas, never as HTML
     at = open_app(own_root, monkeypatch, "pages/paper.py", corpus="small", paper=doc)
@@ -574,7 +574,7 @@ def test_notes_export_with_the_list_escaped(corpus):
 
 def test_notes_are_written_on_the_list_page_travel_and_show_when_presenting(own_root, monkeypatch, corpus):
     docs = ["latex-1", "xss-1"]
-    ids = [readinglist.short_id(d) for d in docs]
+    ids = [short_id(d) for d in docs]
     at = open_app(own_root, monkeypatch, "pages/list.py", corpus="small", list=",".join(ids))
     assert not at.exception, [e.value for e in at.exception]
     at.text_input(key=f"note_{ids[1]}").input(HOSTILE_NOTE).run()

@@ -20,9 +20,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from explorer import data, readinglist, tours
+from explorer import data, tours
 from explorer.access import Access
 from pipeline.curation import Curation, curation_path
+from pipeline.formats.ids import short_id
 from tests.test_browser import CURRENT, MAP_POINTS, Tab, serve
 from tests.test_share import TOKEN, files_under
 
@@ -59,7 +60,7 @@ def download_text(tab: Tab, locator) -> tuple[str, str]:
 def test_a_reading_list_link_opens_its_papers_and_exports_them(tab, root, output_dir):
     corpus = data.load_corpus(root, "small")
     docs = ["latex-1", "xss-1", "ijcai2023-paper104"]
-    ids = [readinglist.short_id(d) for d in docs]
+    ids = [short_id(d) for d in docs]
     tab.open("/list?corpus=small&list=" + ",".join(ids))
     main = tab.page.locator('[data-testid="stMain"]')
     titles = [corpus.papers["title"].iat[corpus.paper_pos(d)] for d in docs]

@@ -3,7 +3,7 @@
 A corpus's topic colours come from ``map_colouring``: topics whose papers are neighbours on the
 map (``topic_links``: k nearest papers in the 2-D layout) never share a colour, by a deterministic
 greedy colouring of that graph. It is a function of the map positions and topic ids alone, so the
-app (``Corpus.colouring``), its charts and the offline export (``explorer.mapview.points_blob``)
+app (``Corpus.colouring``), its charts and the offline export (``pipeline.formats.blobs.points_blob``)
 compute the same colours, and a topic keeps its colour on every page and in the exported file.
 ``topic_colour`` (a function of the id alone) remains for charts of topics without a map.
 ``pipeline.export`` uses this module without Streamlit or plotly (numpy and scipy, imported

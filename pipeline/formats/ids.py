@@ -1,0 +1,55 @@
+"""Short paper ids: the ids reading lists, tours and exported pages put in links.
+
+A short id is the first 8 characters (40 bits) of the base32 BLAKE2b hash of the paper's
+``doc_id``, lower case; the rare papers whose 8 characters collide in a corpus get 13. Since doc
+ids are stable, so are short ids: a link keeps working after a rebuild. The app
+(``explorer.data``, ``explorer.readinglist``) and the offline export (``pipeline.export``) compute
+them here, so a reading-list link resolves in both.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+SHORT = 8
+LONG = 13
+ID_RE = re.compile(r"^[a-z2-7]{8,13}$")
+
+
+def short_id(doc_id: str, length: int = SHORT) -> str:
+    digest = hashlib.blake2b(str(doc_id).encode("utf-8"), digest_size=8).digest()
+    return base64.b32encode(digest).decode("ascii").lower()[:length]
+
+
+_B32 = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz234567", dtype=np.uint8)
+
+
+def _short_ids_fast(ids: list[str]) -> np.ndarray:
+    """``short_id`` of each of ``ids`` (object ``(n,)``), with the base32 of the digests' first 40
+    bits done by numpy (a million ids in about a second; ``b32encode`` one by one took ten)."""
+    if not ids:
+        return np.zeros(0, dtype=object)
+    joined = b"".join(hashlib.blake2b(d.encode("utf-8"), digest_size=8).digest() for d in ids)
+    value = np.frombuffer(joined, dtype=">u8").astype(np.uint64)
+    shifts = np.arange(59, 59 - 5 * SHORT, -5, dtype=np.uint64)  # 5 bits a character, first bits first
+    codes = _B32[((value[:, None] >> shifts) & np.uint64(31)).astype(np.intp)]
+    return codes.view(f"S{SHORT}").ravel().astype("U").astype(object)
+
+
+def short_ids(doc_ids: Iterable[str]) -> np.ndarray:
+    """Short ids of ``doc_ids`` (object ``(n,)``), unique: colliding 8-character ids get 13.
+
+    Made once per corpus, on first use (a hash per paper), never on a rerun.
+    """
+    ids = [str(d) for d in doc_ids]
+    out = pd.Series(_short_ids_fast(ids), dtype=object)
+    dup = out.duplicated(keep=False).to_numpy()
+    for i in np.flatnonzero(dup):  # about one pair in a hundred thousand papers
+        out.iat[i] = short_id(ids[i], LONG)
+    return out.to_numpy(dtype=object)
