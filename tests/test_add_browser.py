@@ -21,7 +21,7 @@ import pytest
 from explorer import data, jobs, uploads
 from pipeline import artifacts
 from tests.test_add import new_rows, unusual_csv
-from tests.test_browser import MAP_POINTS, Tab, serve
+from tests.test_browser import MAP_DRAWN, MAP_POINTS, Tab, serve
 from tests.test_share import TOKEN, files_under
 
 pytestmark = pytest.mark.browser
@@ -117,6 +117,7 @@ def test_upload_map_the_columns_build_and_open_the_map(tab, browser, server, roo
 
     tab.page.get_by_role("button", name="Open the map of reading-group").click()
     tab.wait_for_url(r"corpus=reading-group")
+    tab.wait_for(MAP_DRAWN, timeout=120)  # the map page, not the add page it replaces
     tab.settle()
     assert len(tab.page.evaluate(MAP_POINTS)) == 39
     tab.page.locator('[data-testid="stSidebar"]').get_by_label("Corpus").click()  # the picker lists it

@@ -93,8 +93,11 @@ SETTLED = """() => {
     const maps = (window.__atlasMaps || []).filter(m => m.el.isConnected);
     // Every map the page shows has mounted (its component's script may load after the run ends);
     // the other components (map data, the tour store) take no room.
-    const shown = Array.from(document.querySelectorAll('[data-testid^="stBidiComponent"]'))
-        .filter(c => c.getBoundingClientRect().height > 20).length;
+    // (a page that mounts a map's data has a map coming, even before its component takes room).
+    const shown = Math.max(
+        Array.from(document.querySelectorAll('[data-testid^="stBidiComponent"]'))
+            .filter(c => c.getBoundingClientRect().height > 20).length,
+        document.querySelector('[class*="st-key-atlasdata_"]') ? 1 : 0);
     const ready = !!app && app.dataset.testScriptState === "notRunning"
         && app.dataset.testConnectionState === "CONNECTED"
         && !!main && !busy && charts.every(c => c.querySelector('.main-svg'))
@@ -200,6 +203,8 @@ def papers(small_artifacts) -> pd.DataFrame:
 CURRENT = "window.__atlasMaps.filter(m => m.el.isConnected)[0]"
 MAP = f"() => {CURRENT}.debug()"
 MAP_POINTS = f"() => {CURRENT}.screenPoints()"
+#: True once a map is on the page and has drawn (wait for it after opening a page with a map).
+MAP_DRAWN = "() => (window.__atlasMaps || []).some(m => m.el.isConnected && m.el.dataset.drawn)"
 
 
 #: The map's view is the one in the address bar (after a zoom, the app reruns with it).

@@ -133,6 +133,7 @@ def test_what_changed_and_lineage_views_join_a_tour(browser, server, root, outpu
     try:
         big.open("/compare?corpus=late&ref=early&show=shares")
         ready(big, "Share of papers")
+        big.wait_for_url(r"show=shares")  # the view the step will record
         normal = _chart_font(big)
         _add_to_tour(big, "Shares then and now <b>with intervals</b>")
         big.open("/lineage?corpus=all&topic=1")
