@@ -48,8 +48,12 @@ def build_index(texts: Sequence[str]):
     as an empty text). The app's on-demand index and the build's artifact are both made here."""
     import bm25s
 
+    docs = tokenize([t if isinstance(t, str) else "" for t in texts])
+    # bm25s numbers the words in a set's order, which changes with Python's string hashing from one
+    # process to the next; numbered in sorted order, the index's files are the same on every build.
+    vocab = {word: i for i, word in enumerate(sorted({word for doc in docs for word in doc}))}
     index = bm25s.BM25()
-    index.index(tokenize([t if isinstance(t, str) else "" for t in texts]), show_progress=False)
+    index.index(([[vocab[word] for word in doc] for doc in docs], vocab), show_progress=False)
     return index
 
 
