@@ -97,10 +97,17 @@ def load_bm25(corpus: Corpus):
     return bm25.load_index(corpus.folder / schema.KEYWORD_INDEX, corpus.n_papers)
 
 
+@functools.lru_cache(maxsize=64)
+def _index_problem(folder: Path, n_papers: int) -> str | None:
+    """``bm25.index_problem`` of a build folder, read once: a published build's files never change
+    (a rebuild is a new folder), so the Search page does not read ``meta.json`` on every rerun."""
+    return bm25.index_problem(folder / schema.KEYWORD_INDEX, n_papers)
+
+
 def index_note(corpus: Corpus) -> str | None:
     """Why keyword search indexes this corpus in memory (slower to start and larger), with the
     command that fixes it; None when it reads the build's index."""
-    problem = bm25.index_problem(corpus.folder / schema.KEYWORD_INDEX, corpus.n_papers)
+    problem = _index_problem(corpus.folder, corpus.n_papers)
     if problem is None:
         return None
     return (
