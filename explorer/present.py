@@ -1,52 +1,32 @@
-"""Presentation tours in the app: collecting views, the tour editor and the full-screen present mode.
+"""Present mode: a tour shown full screen, one step (an app URL, ``explorer.tours``) at a time.
 
-A tour's steps are app URLs (``explorer.tours``). Present mode is any page opened with ``tour=``
-or ``tourdata=`` and ``step=``: the router draws a bar above the page (step, note in large type,
-previous/next/exit buttons), hides the sidebar and the header and enlarges the type, and sends
-the reader to the step's own page and parameters. Next and previous are buttons, and keys
-(ArrowRight/ArrowLeft, PageDown/PageUp for presentation clickers, Escape to leave) that a small
-constant script turns into clicks on those buttons: it builds no URL and reads no corpus text.
-
-The tour being assembled lives in ``st.session_state`` and, so that a reload does not lose it, in
-the browser's local storage (a small constant component, ``draft_store``); it is shared as a link
-with the tour inside (anyone) or saved as a file (editors).
+Present mode is any page opened with ``tour=`` or ``tourdata=`` and ``step=``: the router draws a bar
+above the page (step, note in large type, previous/next/exit buttons), hides the sidebar and the
+header and enlarges the type, and sends the reader to the step's own page and parameters. Next and
+previous are buttons, and keys (ArrowRight/ArrowLeft, PageDown/PageUp for presentation clickers,
+Escape to leave) that a small constant script turns into clicks on those buttons: it builds no URL
+and reads no corpus text. Collecting views into a tour and editing it is ``explorer.tour_draft``'s.
 
 On a projector everything grows with the note: the page's type by CSS, chart text, axes and legends
 through :func:`scale` (the one place every chart, the map included, reads its text scale). A step
-can start at a section of its page (``at=emerging``: a heading's anchor); the page scrolls there.
+can start at a section of its page (``at=emerging``: a heading's anchor, ``explorer.tour_steps``);
+the page scrolls there.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from explorer import data, state, text, tours
-from explorer.access import ReadOnlyError
-from explorer.compare import VIEWS
-from explorer.data import Corpus
+from explorer import state, text, tours
 from explorer.shell import Context
+from explorer.tour_draft import draft_store, step_corpus
+from explorer.tour_steps import SECTION, SECTIONS, describe
 from explorer.tours import Step, Tour, TourError
-from pipeline.artifacts import ArtifactError
 
-DRAFT = "tour_draft"
-DRAFT_NAME = "tour_draft_name"
 TOUR_PARAMS = ("tour", "tourdata", "step")
 #: Chart text, axes and legends in present mode, relative to the normal size (the note is ~2.3x
 #: the page's type; charts at 1.5x stay legible at 1400x900 without crowding their labels).
 PRESENT_SCALE = 1.5
-#: URL parameter naming the section a view starts at (the anchor of one of the page's headings).
-SECTION = "at"
-#: The sections a tour step can start at, per page: anchor -> what the reader sees there.
-SECTIONS: dict[str, dict[str, str]] = {
-    "topics": {"topic": "the topic", "papers": "its representative papers", "overview": "all topics at once"},
-    "trends": {
-        "keywords": "keywords over the years",
-        "topics": "topics over the years",
-        "emerging": "emerging and declining",
-    },
-    "paper": {"similar": "the most similar papers"},
-    "lineage": {"emerging": "emerging and declining", "flow": "the flow of topics"},
-}
 
 #: Where a slide of a page opens when its step names no section: the page's subject.
 SLIDE_SECTION = {"lineage": "flow"}
@@ -293,238 +273,3 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
         st.switch_page(page_path[tour.steps[j - 1].page], query_params=step_params(ref, tour.steps[j - 1], j))
     if leave_now:
         st.switch_page(page_path[step.page], query_params=step.query())
-
-
-# ------------------------------------------------------------------------------------------
-# Building a tour
-# ------------------------------------------------------------------------------------------
-
-
-def draft() -> list[Step]:
-    return st.session_state.setdefault(DRAFT, [])
-
-
-#: Browser side of ``draft_store``: on the first render it reports what local storage holds; once
-#: the app has read that, every render writes the current draft there. A constant: the draft
-#: travels as data (compressed JSON, ``tours.encode``) and is never put into the page.
-STORE_JS = """
-export default function (component) {
-  const { data, setStateValue } = component;
-  const key = "abstract-atlas:tour-draft";
-  try {
-    if (data && data.write) {
-      if (data.draft) window.localStorage.setItem(key, data.draft);
-      else window.localStorage.removeItem(key);
-    } else {
-      setStateValue("stored", window.localStorage.getItem(key) || "");
-    }
-  } catch (error) {
-    setStateValue("stored", "");
-  }
-}
-"""
-
-
-@st.cache_resource(show_spinner=False)
-def _store_component():
-    return st.components.v2.component("atlas_tour_draft_store", js=STORE_JS)
-
-
-def draft_store() -> None:
-    """Keep the tour being assembled in the browser's local storage, so that a reload (or a new
-    tab) finds it again; restore it from there when this session has none."""
-    restored = st.session_state.get("_tour_draft_restored", False)
-    steps = draft()
-    blob = (
-        tours.encode(Tour(name=tours.slug(st.session_state.get(DRAFT_NAME) or "") or "tour", steps=tuple(steps)))
-        if steps
-        else ""
-    )
-    result = _store_component()(
-        key="tour_draft_store", data={"write": restored, "draft": blob}, default={"stored": None},
-        on_stored_change=lambda: None, height=0,
-    )  # fmt: skip
-    stored = getattr(result, "stored", None)
-    if restored or stored is None:
-        return
-    st.session_state["_tour_draft_restored"] = True
-    if stored and not steps:
-        try:
-            load_into_draft(tours.decode(stored))
-        except TourError:
-            return
-        if st.session_state.get(DRAFT_NAME) == "tour":  # the stand-in name of an unnamed draft
-            st.session_state[DRAFT_NAME] = ""
-        st.rerun()  # redraw the sidebar's step count with the restored tour
-
-
-def _add_step(page: str) -> None:
-    note = st.session_state.get("tour_add_note", "")
-    params = {k: v for k, v in state.current_params().items() if k != SECTION}
-    section = st.session_state.get("tour_add_at")
-    if section in SECTIONS.get(page, {}):
-        params[SECTION] = [section]
-    try:
-        draft().append(tours.make_step(page, params, note))
-    except TourError as exc:
-        st.toast(text.plain(str(exc)))
-        return
-    st.session_state["tour_add_note"] = ""
-    st.toast(f"Added as step {len(draft())} of the tour", icon=":material/slideshow:")
-
-
-def add_view(ctx: Context) -> None:
-    """Sidebar popover: add the current view, with a note (and the section it starts at), to the
-    tour being assembled."""
-    if ctx.page not in tours.PAGES:
-        return
-    n = len(draft())
-    label = f"Add to the tour ({n} step{'s' if n > 1 else ''})" if n else "Add this view to the tour"
-    with st.popover(label, icon=":material/add_to_queue:", width="stretch"):
-        st.text_area("Note shown with this view", key="tour_add_note", max_chars=tours.MAX_NOTE, height=90)
-        sections = SECTIONS.get(ctx.page, {})
-        if sections:
-            st.selectbox(
-                "Start the view at", [None, *sections], key="tour_add_at",
-                format_func=lambda a: "the top of the page" if a is None else sections[a],
-            )  # fmt: skip
-        st.button("Add to the tour", key="tour_add", icon=":material/add:", on_click=_add_step, args=(ctx.page,))
-
-
-def _forget_notes() -> None:
-    """Drop the note boxes' state so that they show the steps' notes again (after a reorder)."""
-    for key in [k for k in st.session_state if str(k).startswith("tour_note_")]:
-        del st.session_state[key]
-
-
-def _move(i: int, by: int) -> None:
-    steps = draft()
-    j = i + by
-    if 0 <= j < len(steps):
-        steps[i], steps[j] = steps[j], steps[i]
-    _forget_notes()
-
-
-def _remove(i: int) -> None:
-    del draft()[i]
-    _forget_notes()
-
-
-def _renote(i: int) -> None:
-    steps = draft()
-    steps[i] = Step(steps[i].page, steps[i].params, " ".join(st.session_state[f"tour_note_{i}"].split()))
-
-
-def draft_tour(ctx: Context) -> Tour | None:
-    name = tours.slug(st.session_state.get(DRAFT_NAME) or "") or "tour"
-    return Tour(name=name, steps=tuple(draft()), corpus=ctx.corpus.name) if draft() else None
-
-
-def step_corpus(ctx: Context, step: Step) -> Corpus | None:
-    """The corpus a step's ids refer to (its ``corpus=``; the open one when it names none), or None
-    when it cannot be opened (the step is then named by ids)."""
-    name = (step.query().get("corpus") or [None])[-1]
-    if not name or name == ctx.corpus.name:
-        return ctx.corpus
-    try:
-        return data.get_corpus(ctx.root, name)
-    except ArtifactError:
-        return None
-
-
-def describe(step: Step, corpus: Corpus | None = None) -> str:
-    """What a step shows, named as a reader would: ``Topic: diffusion models``, ``Paper: <title>``,
-    ``Trends: emerging and declining, 2016–2020 to 2021–2023``, ``What changed: neurips2026 vs
-    neurips-1987-2023 · topic shares``, ``Topic lineage: roots of diffusion models, 1987–2023 in 4
-    periods`` (plain text; escape before rendering).
-
-    Args:
-        corpus: the corpus the step's ids refer to (labels and titles); without it, ids are named.
-    """
-    q = {k: v[-1] for k, v in step.query().items() if v}
-    topic = state.parse_int(q.get("topic"))
-    label = corpus.topic_label(topic) if corpus is not None and topic is not None else f"topic {topic}"
-    section = SECTIONS.get(step.page, {}).get(q.get(SECTION, ""))
-    if step.page == "compare":
-        new = q.get("corpus") or (corpus.name if corpus is not None else "this corpus")
-        view = VIEWS.get(q.get("show", ""), VIEWS["overview"])
-        return f"What changed: {new} vs {q.get('ref', 'a reference')} · {view.lower()}"[:160]
-    if step.page == "lineage":
-        periods = [p for p in q.get("periods", "").split(",") if p]
-        dashed = [p.replace("-", "–") for p in periods]
-        if len(periods) > 3:
-            span = f"{periods[0].split('-')[0]}–{periods[-1].split('-')[-1]} in {len(periods)} periods"
-        else:
-            span = (" to " if len(periods) == 2 else ", ").join(dashed)
-        what = f"roots of {label}" if topic is not None else "the ten largest topics"
-        return (f"Topic lineage: {what}" + (f", {span}" if span else "") + (f" · {section}" if section else ""))[:160]
-    if step.page in ("topics", "map") and topic is not None:
-        name = f"Topic: {label}" + (" on the map" if step.page == "map" else "")
-    elif step.page == "map":
-        name = "Map: all topics"
-    elif step.page == "topics":
-        name = "Topics: all topics"
-    elif step.page == "paper":
-        row = corpus.paper_pos(q.get("paper")) if corpus is not None else None
-        title = corpus.papers["title"].iat[row] if row is not None else q.get("paper", "?")
-        name = f"Paper: {title}"
-    elif step.page == "trends":
-        keywords = step.query().get("kw", [])
-        periods = " to ".join(p for p in (q.get("before"), q.get("after")) if p)
-        what = section or ("keywords " + ", ".join(k for k in keywords if k) if any(keywords) else "keyword trends")
-        name = f"Trends: {what}" + (f", {periods}" if periods else "")
-        section = None
-    elif step.page == "search":
-        mode = " (semantic)" if q.get("mode") == "semantic" else ""
-        name = f"Search: “{q.get('q', '')[:80]}”{mode}" if q.get("q") else "Search"
-    elif step.page == "list":
-        name = "Reading list"
-    else:
-        name = step.page
-    filters = [f"{k} {q[k]}" for k in ("years", "venue", "topics", "text") if q.get(k)]
-    name += f" ({'; '.join(filters)})" if filters else ""
-    return (name + (f" · {section}" if section else ""))[:160]
-
-
-def editor(ctx: Context) -> None:
-    """The steps of the tour being assembled: notes, order, removal."""
-    steps = draft()
-    for i, step in enumerate(steps):
-        num, body, up, down, drop = st.columns([0.4, 8, 0.5, 0.5, 0.5], vertical_alignment="center")
-        num.markdown(f"**{i + 1}.**")
-        st.session_state.setdefault(f"tour_note_{i}", step.note)
-        body.text_input(
-            text.plain(describe(step, step_corpus(ctx, step))), key=f"tour_note_{i}", on_change=_renote, args=(i,)
-        )
-        up.button("", icon=":material/arrow_upward:", key=f"tour_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0)
-        down.button("", icon=":material/arrow_downward:", key=f"tour_down_{i}", on_click=_move, args=(i, 1),
-                    disabled=i == len(steps) - 1)  # fmt: skip
-        drop.button("", icon=":material/delete:", key=f"tour_drop_{i}", on_click=_remove, args=(i,))
-
-
-def save_tour(ctx: Context, tour: Tour) -> None:
-    try:
-        tours.save(ctx.access, ctx.root, tour)
-    except (TourError, ReadOnlyError) as exc:
-        st.error(text.plain(str(exc)), icon=":material/block:")
-        return
-    st.toast(f"Saved the tour “{tour.name}”", icon=":material/save:")
-
-
-def delete_tour(ctx: Context, name: str) -> None:
-    try:
-        tours.delete(ctx.access, ctx.root, ctx.corpus.name, name)
-    except (TourError, ReadOnlyError) as exc:
-        st.toast(text.plain(str(exc)), icon=":material/block:")
-
-
-def clear_draft() -> None:
-    st.session_state[DRAFT] = []
-    st.session_state[DRAFT_NAME] = ""
-    _forget_notes()
-
-
-def load_into_draft(tour: Tour) -> None:
-    st.session_state[DRAFT] = list(tour.steps)
-    st.session_state[DRAFT_NAME] = tour.name
-    _forget_notes()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import data, filter_widgets, filters, present, readinglist, search, share, state, text
+from explorer import data, filter_widgets, filters, present, readinglist, search, share, state, text, tour_draft
 from explorer.access import Access
 from explorer.data import Corpus
 from explorer.shell import (
@@ -162,7 +162,7 @@ def warm(ctx: Context) -> None:
 def _share_section(ctx: Context) -> None:
     st.markdown("#### Share and present")
     share.downloads_block(ctx)
-    present.add_view(ctx)
+    tour_draft.add_view(ctx)
     if ctx.access.read_only:
         st.caption(
             "Editing on (editor token)." if ctx.access.editor else "Read-only: curation and saving tours are off."

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import analysis, figures, panels, shell, state, text
+from explorer import analysis, figures, panels, shell, state, text, trend_figures
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -65,7 +65,7 @@ if topic is not None:
             shell.topic_link(ctx, tid, label=f"{tid} · {text.plain(labels[tid])} — cosine {sim:.2f}")
     if corpus.has_years:
         shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
-        fig = figures.topic_share_lines(
+        fig = trend_figures.topic_share_lines(
             shares[shares["topic"] == topic], labels, selected=topic, height=320, colours=corpus.colouring.colours
         )
         panels.chart(fig, right, name=shell.image_name(ctx, "topic", topic, "share-by-year"))

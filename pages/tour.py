@@ -2,13 +2,13 @@
 
 import streamlit as st
 
-from explorer import present, shell, text, tours
+from explorer import present, shell, text, tour_draft, tours
 
 ctx = shell.context()
 corpus = ctx.corpus
 st.title("Tours", anchor=False)
 st.subheader("The tour you are assembling", anchor=False)
-tour = present.draft_tour(ctx)
+tour = tour_draft.draft_tour(ctx)
 if tour is None:
     st.info(
         "Open a view (a topic, a paper, a trend chart, a search) and use **Add this view to the tour** in the sidebar, "
@@ -17,9 +17,9 @@ if tour is None:
         icon=":material/slideshow:",
     )
 else:
-    present.editor(ctx)
-    st.text_input("Tour name", key=present.DRAFT_NAME, placeholder="reading-group", max_chars=48)
-    tour = present.draft_tour(ctx)
+    tour_draft.editor(ctx)
+    st.text_input("Tour name", key=tour_draft.DRAFT_NAME, placeholder="reading-group", max_chars=48)
+    tour = tour_draft.draft_tour(ctx)
     inside = {"tourdata": tours.encode(tour)}
     first = tour.steps[0]
     st.page_link(
@@ -31,10 +31,10 @@ else:
     left, right = st.columns(2)
     if ctx.access.can_write:
         if left.button(f"Save as “{tour.name}”", icon=":material/save:", key="tour_save"):
-            present.save_tour(ctx, tour)
+            tour_draft.save_tour(ctx, tour)
     else:
         left.caption("Saving tours is switched off on this read-only server: share the link instead.")
-    right.button("Start a new tour", icon=":material/restart_alt:", key="tour_new", on_click=present.clear_draft)
+    right.button("Start a new tour", icon=":material/restart_alt:", key="tour_new", on_click=tour_draft.clear_draft)
 
 st.subheader("Saved tours", anchor=False)
 names = tours.saved(ctx.root, corpus.name)
@@ -53,6 +53,6 @@ for name in names:
         shell.PAGE_PATH[step.page], label=f"{text.plain(name)} ({len(saved.steps)} step{'s' if len(saved.steps) != 1 else ''})",
         icon=":material/play_arrow:", query_params=present.step_params(ref, step, 1),
     )  # fmt: skip
-    edit.button("Edit", key=f"tour_edit_{name}", on_click=present.load_into_draft, args=(saved,))
+    edit.button("Edit", key=f"tour_edit_{name}", on_click=tour_draft.load_into_draft, args=(saved,))
     if ctx.access.can_write:
-        drop.button("Delete", key=f"tour_delete_{name}", on_click=present.delete_tour, args=(ctx, name))
+        drop.button("Delete", key=f"tour_delete_{name}", on_click=tour_draft.delete_tour, args=(ctx, name))

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import analysis, figures, panels, shell, state, text
+from explorer import analysis, panels, shell, state, text, trend_figures, trend_panels
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -20,7 +20,7 @@ if not corpus.has_years:
         "or start each text file with a title line such as `NeurIPS 2025 Papers` (one file per year).",
         icon=":material/timeline:",
     )  # fmt: skip
-    panels.one_year(ctx)
+    trend_panels.one_year(ctx)
     st.stop()
 
 labels = panels.topic_labels(corpus)
@@ -30,17 +30,17 @@ if len(years) < 2:
     st.stop()
 
 st.markdown("**Compare two periods** — they choose the keywords charted first and what is emerging or declining.")
-before, after, support = panels.periods(years, analysis.default_support(int(ctx.base.sum())))
-words = panels.keyword_changes(corpus, before, after, support)
+before, after, support = trend_panels.periods(years, analysis.default_support(int(ctx.base.sum())))
+words = trend_panels.keyword_changes(corpus, before, after, support)
 suggested = analysis.distinct(analysis.emerging(words, 30)["term"].tolist(), 3)
 
 st.subheader("Keywords over the years", anchor="keywords")
-panels.keyword_lines(ctx, panels.keyword_picker(corpus, suggested), suggested, (before, after))
+trend_panels.keyword_lines(ctx, trend_panels.keyword_picker(corpus, suggested), suggested, (before, after))
 
 st.subheader("Topics over the years", anchor="topics")
 shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
 shown = list(ctx.view.filters.topics) or corpus.topics.sort_values("size", ascending=False)["topic"].head(8).tolist()
-fig = figures.topic_share_lines(
+fig = trend_figures.topic_share_lines(
     shares[shares["topic"].isin(shown)], labels, periods=(before, after), colours=corpus.colouring.colours
 )
 panels.chart(fig, name=shell.image_name(ctx, "topic-shares", *ctx.view.filters.topics[:6]))
@@ -54,7 +54,9 @@ st.caption(
     "many papers, so common words do not lead. Bars show the change in the share of papers, in percentage points; pale "
     "bars could be chance (|z| < 1.96). Keywords count the whole corpus; topics follow the filters."
 )
-panels.changes("Keywords", words, "term", before, after, support, corpus_name=corpus.name)
+trend_panels.changes("Keywords", words, "term", before, after, support, corpus_name=corpus.name)
 counts, totals = analysis.topic_counts(corpus, ctx.mask), analysis.papers_per_year(corpus, ctx.base)
 topics = analysis.period_changes(counts, totals, before, after, key="topic", min_support=support)
-panels.changes("Topics", panels.label_topics(topics, labels), "label", before, after, support, corpus_name=corpus.name)
+trend_panels.changes(
+    "Topics", panels.label_topics(topics, labels), "label", before, after, support, corpus_name=corpus.name
+)

@@ -131,7 +131,7 @@ def test_a_pair_too_large_for_the_app_points_to_the_cli(root, monkeypatch):
 
 def test_compare_views_can_be_tour_steps_named_by_what_they_show(root):
     from explorer import data
-    from explorer.present import describe
+    from explorer.tour_steps import describe
 
     step = tours.make_step("compare", {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}, "far papers")
     assert step.query() == {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, figures, mapview, search, state, text
+from explorer import analysis, data, figures, mapview, overview_figures, search, state, text
 from explorer.filters import Filters, apply, clean, describe
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError
@@ -623,28 +623,28 @@ def test_labels_never_overlap():
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=50), rng.normal(size=50)
     texts = [f"topic label {i}" for i in range(50)]
-    keep = figures.place_labels(x, y, texts, np.arange(50), width_px=800, height_px=500, limit=50)
+    keep = overview_figures.place_labels(x, y, texts, np.arange(50), width_px=800, height_px=500, limit=50)
     assert 0 < len(keep) < 50 and keep[0] == 49  # most important first
 
 
 def test_topic_figures_build(corpus):
     t = corpus.topics
-    assert figures.intertopic_map(t, corpus.topic_similarity, selected=0).data
-    assert figures.similarity_heatmap(t, corpus.topic_similarity, selected=0).data
-    z = figures.linkage_from_hierarchy(corpus.hierarchy, corpus.topic_ids)
-    z = figures.linkage_from_embeddings(corpus.topic_embeddings) if z is None else z
+    assert overview_figures.intertopic_map(t, corpus.topic_similarity, selected=0).data
+    assert overview_figures.similarity_heatmap(t, corpus.topic_similarity, selected=0).data
+    z = overview_figures.linkage_from_hierarchy(corpus.hierarchy, corpus.topic_ids)
+    z = overview_figures.linkage_from_embeddings(corpus.topic_embeddings) if z is None else z
     if z is not None:
-        assert figures.dendrogram(t, z, selected=int(t["topic"].iat[0])).data
-    mds = figures.classical_mds(1 - np.eye(4))
+        assert overview_figures.dendrogram(t, z, selected=int(t["topic"].iat[0])).data
+    mds = overview_figures.classical_mds(1 - np.eye(4))
     assert mds.shape == (4, 2)
 
 
 def test_dendrogram_from_a_known_hierarchy():
     topics = pd.DataFrame({"topic": [0, 1, 2], "label": ["a", "b", "c"]})
     hierarchy = pd.DataFrame({"parent_id": [3, 4], "left_id": [0, 3], "right_id": [1, 2], "distance": [0.2, 0.5]})
-    z = figures.linkage_from_hierarchy(hierarchy, topics["topic"].to_numpy())
+    z = overview_figures.linkage_from_hierarchy(hierarchy, topics["topic"].to_numpy())
     assert z.tolist() == [[0, 1, 0.2, 2], [3, 2, 0.5, 3]]
-    fig = figures.dendrogram(topics, z, selected=2)
+    fig = overview_figures.dendrogram(topics, z, selected=2)
     assert len(fig.data) == 3  # plain branches, the selected branch, the leaves
 
 

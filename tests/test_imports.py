@@ -27,6 +27,8 @@ EXPLORER_UI = {
     "explorer.router",
     "explorer.share",
     "explorer.shell",
+    "explorer.tour_draft",
+    "explorer.trend_panels",
 }
 
 # Read-side modules that are not UI but import Streamlit today, and why. This list should only

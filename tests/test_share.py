@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import access, curate, data, downloads, figures, mapview, readinglist, tours
+from explorer import access, curate, data, downloads, mapview, overview_figures, readinglist, tours
 from explorer.access import Access, ReadOnlyError
 from pipeline import artifacts, cli
 from pipeline.build import build
@@ -243,7 +243,9 @@ def test_with_edits_keeps_tables_and_arrays_aligned(corpus):
     header, _ = unpack(mapview.corpus_points(out).data)
     assert [t["label"] for t in header["topics"] if t["id"] == ids[0]] == ["Renamed"]  # the map's labels follow
     assert out.topics["size"].sum() == corpus.n_papers and corpus.topic_label(ids[0]) != "Renamed"  # base untouched
-    assert figures.linkage_from_hierarchy(out.hierarchy, out.topic_ids) is None  # the stored tree no longer fits
+    assert (
+        overview_figures.linkage_from_hierarchy(out.hierarchy, out.topic_ids) is None
+    )  # the stored tree no longer fits
 
 
 def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebuild(own_root, monkeypatch):
@@ -395,9 +397,9 @@ def test_a_tour_is_built_saved_and_presented(own_root, monkeypatch):
 
 
 def present_name() -> str:
-    from explorer import present
+    from explorer import tour_draft
 
-    return present.DRAFT_NAME
+    return tour_draft.DRAFT_NAME
 
 
 # ------------------------------------------------------------------------------------------

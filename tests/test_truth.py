@@ -409,7 +409,7 @@ def test_one_query_limit_for_the_box_and_the_link():
 
 
 def test_steps_are_named_by_what_they_show(corpus):
-    from explorer.present import describe
+    from explorer.tour_steps import describe
 
     topic = int(corpus.topic_ids[0])
     label = corpus.topic_label(topic)
