@@ -124,7 +124,7 @@ def held_out_topics(side, *, n_topics: int, control: int, hold: int, seed: int, 
 
 def placement(side, *, fraction: float, seed: int, k: int = 10) -> dict:
     """Place a random ``fraction`` of a corpus into the topics of the rest; compare with its own topics."""
-    from pipeline.compare import CompareParams
+    from pipeline.comparison import CompareParams
     from pipeline.intervals import share_changes
     from pipeline.novelty import neighbours
     from pipeline.place import topic_distribution
