@@ -177,12 +177,12 @@ def evaluate(artifacts: Path, write: bool) -> dict:
         s = result.summary
         results["comparisons"][f"{new} vs {ref}"] = {
             "seconds": round(time.perf_counter() - started, 2),
-            "new_papers": s["new"]["papers"],
-            "reference_papers": s["reference"]["papers_used"],
-            "far_papers": s["calibration"]["far_papers"],
-            "grew": s["shares"]["grew"],
-            "shrank": s["shares"]["shrank"],
-            "detectable_rise_points": round(100 * s["shares"]["detectable_rise"], 2),
+            "new_papers": s.new.papers,
+            "reference_papers": s.reference.papers_used,
+            "far_papers": s.calibration.far_papers,
+            "grew": s.shares.grew,
+            "shrank": s.shares.shrank,
+            "detectable_rise_points": round(100 * s.shares.detectable_rise, 2),
             "statuses_new": result.matches[result.matches["side"] == "b"]["status_text"].value_counts().to_dict(),
             "statuses_ref": result.matches[result.matches["side"] == "a"]["status_text"].value_counts().to_dict(),
         }
