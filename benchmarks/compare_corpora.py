@@ -124,7 +124,7 @@ def held_out_topics(side, *, n_topics: int, control: int, hold: int, seed: int, 
 
 def placement(side, *, fraction: float, seed: int, k: int = 10) -> dict:
     """Place a random ``fraction`` of a corpus into the topics of the rest; compare with its own topics."""
-    from pipeline.compare import CompareParams
+    from pipeline.comparison import CompareParams
     from pipeline.intervals import share_changes
     from pipeline.novelty import neighbours
     from pipeline.place import topic_distribution
@@ -177,12 +177,12 @@ def evaluate(artifacts: Path, write: bool) -> dict:
         s = result.summary
         results["comparisons"][f"{new} vs {ref}"] = {
             "seconds": round(time.perf_counter() - started, 2),
-            "new_papers": s["new"]["papers"],
-            "reference_papers": s["reference"]["papers_used"],
-            "far_papers": s["calibration"]["far_papers"],
-            "grew": s["shares"]["grew"],
-            "shrank": s["shares"]["shrank"],
-            "detectable_rise_points": round(100 * s["shares"]["detectable_rise"], 2),
+            "new_papers": s.new.papers,
+            "reference_papers": s.reference.papers_used,
+            "far_papers": s.calibration.far_papers,
+            "grew": s.shares.grew,
+            "shrank": s.shares.shrank,
+            "detectable_rise_points": round(100 * s.shares.detectable_rise, 2),
             "statuses_new": result.matches[result.matches["side"] == "b"]["status_text"].value_counts().to_dict(),
             "statuses_ref": result.matches[result.matches["side"] == "a"]["status_text"].value_counts().to_dict(),
         }

@@ -1,7 +1,7 @@
 """The comparison views' read side: cached comparisons and lineages, and their plotly figures.
 
 ``get_comparison`` returns the comparison of two corpora: the one the CLI stored
-(``python -m pipeline compare NEW REF``, ``pipeline.compare.store``) when it matches both builds,
+(``python -m pipeline compare NEW REF``, ``pipeline.comparison.store``) when it matches both builds,
 else computed here once and kept in memory, keyed by both builds (and their topic edits). Nothing
 is fitted: placing papers is nearest-neighbour arithmetic on stored embeddings. Comparisons too
 large to compute while a reader waits (``MAX_PAIRS``) must come from the CLI; the error says so.
@@ -12,7 +12,6 @@ The figure builders are pure functions of the comparison's tables.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict
 from urllib.parse import urlencode
 
 import numpy as np
@@ -24,7 +23,8 @@ from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
 from explorer.mapview import Overlay
 from pipeline import compare as cmp
-from pipeline.compare import CompareError, CompareParams, Comparison
+from pipeline import comparison as stored_comparisons
+from pipeline.comparison import CompareError, CompareParams, Comparison
 from pipeline.formats.palette import FAR, GREW, SAME, SHRANK
 from pipeline.lineage import Lineage, lineage
 from pipeline.side import Side
@@ -90,13 +90,13 @@ def _computed(new_key, ref_key, _new: Corpus, _ref: Corpus) -> Comparison:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _stored(new_key, ref_key, version: str, _new: Corpus, _ref: Corpus) -> Comparison | None:
-    return cmp.stored(_new.root, side_of(_new), side_of(_ref))
+    return stored_comparisons.stored(_new.root, side_of(_new), side_of(_ref))
 
 
 def _stored_version(new: Corpus, ref: Corpus) -> str:
     """Which stored comparison of the pair is current (its folder), "" when none: part of the cache
     key, so that one stored by the CLI while the app runs is picked up on the next rerun."""
-    link = cmp.comparison_dir(new.root, new.name, ref.name)
+    link = stored_comparisons.comparison_dir(new.root, new.name, ref.name)
     return link.resolve().name if link.exists() else ""
 
 
@@ -111,7 +111,7 @@ def get_comparison(new: Corpus, ref: Corpus) -> Comparison:
         raise CompareError(problem)
     if not new.edits_key and not ref.edits_key:  # stored comparisons know the builds' own topics only
         stored = _stored(new.key, ref.key, _stored_version(new, ref), new, ref)
-        if stored is not None and stored.summary.get("params") == asdict(CompareParams()):
+        if stored is not None and stored.summary.params == CompareParams():
             return stored
     if new.n_papers * ref.n_papers > MAX_PAIRS:
         raise CompareError(

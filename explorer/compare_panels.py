@@ -14,7 +14,7 @@ from explorer.data import Corpus
 from explorer.panels import chart
 from pipeline import compare as cmp
 from pipeline.artifacts import ArtifactError
-from pipeline.compare import CompareError, Comparison
+from pipeline.comparison import CompareError, Comparison
 from pipeline.distinctive import min_support
 
 # ------------------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ def view_picker() -> str:
 def size_note(result: Comparison) -> None:
     """Say plainly how large a change this comparison can see."""
     s = result.summary
-    rise, typical, n = s["shares"]["detectable_rise"], s["shares"]["typical_share"], s["new"]["papers"]
+    rise, typical, n = s.shares.detectable_rise, s.shares.typical_share, s.new.papers
     if rise != rise:
         msg = f"With {n:,} papers, no change in a typical topic's share can be told apart from chance."
     else:
@@ -206,7 +206,7 @@ def _share_lines(rows: pd.DataFrame, nothing: str) -> None:
 
 def shares_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
     shares = result.shares
-    z = result.summary["shares"]["z"]
+    z = result.summary.shares.z
     grew = shares[shares["verdict"] == "grew"].sort_values(["change", "topic"], ascending=[False, True])
     fell = shares[shares["verdict"].isin(["shrank", "gone"])].sort_values(["change", "topic"])
     rest = shares[shares["verdict"] == "no clear change"].sort_values(
@@ -244,16 +244,16 @@ def shares_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
 
 def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
     s = result.summary
-    p = s["params"]
+    p = s.params
     st.caption(
-        f"Each paper of either corpus is looked up in the other: its own copy when both hold it, else its {p['k']} nearest "
-        f'papers there ("nothing close" when it lies farther from that corpus than {1 - p["novel_alpha"]:.0%} of that '
+        f"Each paper of either corpus is looked up in the other: its own copy when both hold it, else its {p.k} nearest "
+        f'papers there ("nothing close" when it lies farther from that corpus than {1 - p.novel_alpha:.0%} of that '
         f"corpus's own papers lie from the rest of it). A topic **matches** another when a majority of its papers land "
         f"there and a majority of the other's papers land in it; it is **merged into** / **split from** one when only "
-        f"one of the two majorities holds; a **split** or **merger** has at least two parts of {p['part']:.0%} or more, "
+        f"one of the two majorities holds; a **split** or **merger** has at least two parts of {p.part:.0%} or more, "
         f"each made mostly of the topic's papers; "
         f"it is **new** / **vanished** when most of its papers have nothing close on the other side. Topics with fewer "
-        f"than {p['min_papers']} papers are not judged. Matched here by {text.plain(s['matching']['method'])}."
+        f"than {p.min_papers} papers are not judged. Matched here by {text.plain(s.matching.method)}."
     )
     chart(
         cview.matching_sankey(
@@ -309,15 +309,15 @@ def terms_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
 
 
 def novelty_section(ctx: shell.Context, ref: Corpus, result: Comparison, *, limit: int = 25) -> None:
-    cal = result.summary["calibration"]
+    cal = result.summary.calibration
     st.caption(
-        f"Novelty is one minus a paper's mean cosine similarity to its {result.summary['params']['novelty_k']} closest "
+        f"Novelty is one minus a paper's mean cosine similarity to its {result.summary.params.novelty_k} closest "
         f"papers in {text.plain(ref.name)} (sentence embeddings). The dashed line is where {text.plain(ref.name)}'s own "
         "papers stop: 95% of them lie closer to the rest of it. Papers past it are far from all earlier work; the "
         "percentage says how many of the reference's own papers are at least as far from the rest (a conformal p-value)."
     )
     chart(
-        cview.novelty_figure(result.papers, cal["novelty_p95"], new=ctx.corpus.name, ref=ref.name),
+        cview.novelty_figure(result.papers, cal.novelty_p95, new=ctx.corpus.name, ref=ref.name),
         name=figures.image_name(ctx.corpus.name, "vs", ref.name, "novelty"),
     )
     titles = ref.papers["title"]

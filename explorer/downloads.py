@@ -21,7 +21,7 @@ from pipeline.export_compare import compare_part
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
-    from pipeline.compare import Comparison
+    from pipeline.comparison import Comparison
 
 _HTML: OrderedDict[tuple, str] = OrderedDict()
 _HTML_LOCK = threading.Lock()

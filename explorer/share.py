@@ -17,7 +17,7 @@ from explorer import curate, data, downloads, readinglist, shell, state, text
 from explorer.access import ReadOnlyError
 from explorer.shell import Context
 from pipeline.artifacts import ArtifactError
-from pipeline.compare import CompareError
+from pipeline.comparison import CompareError
 
 ADD_ICON, REMOVE_ICON = ":material/bookmark_add:", ":material/bookmark_remove:"
 

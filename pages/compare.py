@@ -16,10 +16,10 @@ if result is None:
     st.stop()
 
 s = result.summary
-shared = s["reference"]["papers_shared"]
+shared = s.reference.papers_shared
 st.caption(
-    f"{text.plain(ctx.corpus.name)}'s {s['new']['papers']:,} papers placed on {text.plain(ref.name)}'s map and into its "
-    f"{s['reference']['topics']} topics (nothing refitted), against its {s['reference']['papers_used']:,} papers"
+    f"{text.plain(ctx.corpus.name)}'s {s.new.papers:,} papers placed on {text.plain(ref.name)}'s map and into its "
+    f"{s.reference.topics} topics (nothing refitted), against its {s.reference.papers_used:,} papers"
     + (f" ({shared:,} papers both corpora hold are left out of the reference)" if shared else "")
     + ". Filters do not apply here."
 )

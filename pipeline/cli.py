@@ -11,7 +11,8 @@ from pathlib import Path
 
 from pipeline import artifacts, schema
 from pipeline.build import build
-from pipeline.compare import CompareError, compare_builds, describe
+from pipeline.compare import compare_builds, describe
+from pipeline.comparison import CompareError
 from pipeline.config import SettingsError
 from pipeline.embed import embed_texts
 from pipeline.engines.ray_engine import RayEngine, RayParams

@@ -2,7 +2,7 @@
 
 ``python -m pipeline export NEW --reference REF`` and the app's download (from a page whose URL
 names ``ref=``) add to the file what the app's *What changed* page shows at a glance, built from
-the stored or computed :class:`~pipeline.compare.Comparison` (its ``to_dict`` records):
+the stored or computed :class:`~pipeline.comparison.Comparison` (its ``to_dict`` records):
 
 * the summary (what is new, what grew, what faded, with intervals and the size of change the
   corpus can show), every reference topic's share then and now with intervals, the distinctive
@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, schema
+from pipeline.comparison import Comparison
 from pipeline.distinctive import min_support
 from pipeline.export_common import gzip_json, http_url, text_or_none, topic_table
 from pipeline.formats import palette
@@ -85,7 +86,7 @@ def reference_tables(root: Path, name: str) -> tuple[pd.DataFrame, pd.DataFrame,
 
 
 def compare_part(
-    result,
+    result: Comparison,
     new_ids: list[str],
     ref_papers: pd.DataFrame,
     ref_topics: pd.DataFrame,
@@ -94,7 +95,7 @@ def compare_part(
     note: str | None = None,
     seed: int = 0,
 ) -> ComparePart:
-    """The comparison ``result`` (a :class:`~pipeline.compare.Comparison` of the exported corpus
+    """The comparison ``result`` (a :class:`~pipeline.comparison.Comparison` of the exported corpus
     against a reference) as the page's parts.
 
     Args:
@@ -106,14 +107,28 @@ def compare_part(
         note: said under the comparison's title (e.g. that it is of the builds' own topics).
     """
     s = result.summary
-    ref_name = str(s["reference"]["name"])
-    tables = result.to_dict(["shares", "terms", "matches"])
-    row_of = {d: i for i, d in enumerate(new_ids)}
-    papers = result.papers
-    listed = papers.head(LISTED)
-
-    # The reference's map: every paper, or a seeded sample of a very large reference.
+    ref_name = str(s.reference.name)
     ref_papers = ref_papers.reset_index(drop=True)
+    shown, points, titles_blob = reference_map(ref_name, ref_papers, ref_topics, synthetic=synthetic, seed=seed)
+    map_row = pd.Series(np.arange(len(shown)), index=shown["doc_id"].astype(str).to_numpy())
+    map_row = map_row[~map_row.index.duplicated()]
+    data = page_data(result, {d: i for i, d in enumerate(new_ids)}, ref_papers, map_row)
+    meta = {
+        "ref": ref_name,
+        "papers": len(ref_papers),
+        "map_papers": int(len(shown)),
+        "titles": titles_blob is not None,
+        "years": s.reference.to_dict()["years"],
+        "note": note,
+    }
+    return ComparePart(meta=meta, data=gzip_json(data), ref_points=points, ref_titles=titles_blob)
+
+
+def reference_map(
+    ref_name: str, ref_papers: pd.DataFrame, ref_topics: pd.DataFrame, *, synthetic: bool, seed: int
+) -> tuple[pd.DataFrame, Blob, bytes | None]:
+    """The reference's map: its papers drawn (every one, or a seeded sample of a very large
+    reference), their points container, and their titles and years when they compress small enough."""
     n_ref = len(ref_papers)
     rows = np.arange(n_ref)
     if n_ref > REF_MAP_MAX:
@@ -121,8 +136,6 @@ def compare_part(
     shown = ref_papers.iloc[rows].reset_index(drop=True)
     table = topic_table(ref_topics, ref_papers["topic"].astype(int).to_numpy())
     points = points_blob(ref_name, shown, table, synthetic=synthetic)
-    map_row = pd.Series(np.arange(len(shown)), index=shown["doc_id"].astype(str).to_numpy())
-    map_row = map_row[~map_row.index.duplicated()]
 
     titles_blob = None
     titles = [(text_or_none(t) or "(untitled)")[:TITLE_CHARS] for t in shown["title"]]
@@ -134,8 +147,71 @@ def compare_part(
     packed = gzip_json({"t": titles, "yr": years})
     if len(packed) <= REF_TITLES_MAX:
         titles_blob = packed
+    return shown, points, titles_blob
 
-    # The closest prior work of the listed papers: only those reference papers travel.
+
+def page_data(result: Comparison, row_of: dict[str, int], ref_papers: pd.DataFrame, map_row: pd.Series) -> dict:
+    """The comparison's data part (``ComparePart.data`` before compression).
+
+    Args:
+        row_of: the exported corpus's rows by doc id.
+        map_row: rows of the reference's map by doc id.
+    """
+    tables = result.to_dict(["shares", "terms", "matches"])
+    papers = result.papers
+    listed = papers.head(LISTED)
+    over = papers.head(OVERLAY_MAX)
+    over = over[[d in row_of for d in over["doc_id"]]]
+    novelty = papers["novelty"].to_numpy(dtype=float)
+    bins = min(60, max(10, len(novelty) // 5))
+    counts, edges = np.histogram(novelty, bins=bins) if len(novelty) else (np.zeros(0), np.zeros(0))
+    return {
+        "summary": _finite(result.summary.to_dict()),
+        "shares": tables["shares"],
+        "terms": tables["terms"],
+        "new_topics": [r for r in tables["matches"] if r["side"] == "b"],
+        "listed": [_listed(r, row_of) for r in listed.itertuples()],
+        "prior": prior_work(listed, ref_papers, map_row),
+        "overlay": {
+            "row": [row_of[d] for d in over["doc_id"]],
+            "x": [round(float(v), 4) for v in over["x"]],
+            "y": [round(float(v), 4) for v in over["y"]],
+            "far": [bool(v) for v in over["far"]],
+        },
+        "novelty": {
+            "edges": [round(float(v), 4) for v in edges],
+            "counts": [int(v) for v in counts],
+            "p95": _finite(result.summary.calibration.novelty_p95),
+        },
+        "min_support": int(min_support(len(papers))),
+        "colours": {
+            "grew": palette.GREW,
+            "shrank": palette.SHRANK,
+            "same": palette.SAME,
+            "far": palette.FAR,
+            "ink": palette.INK,
+        },
+    }
+
+
+def _listed(r, row_of: dict[str, int]) -> dict:
+    """One of the most novel papers (a row of the comparison's papers) as the page lists it."""
+    return {
+        "rank": int(r.rank),
+        "row": row_of.get(str(r.doc_id)),
+        "novelty": round(float(r.novelty), 4),
+        "p_value": round(float(r.p_value), 4),
+        "far": bool(r.far),
+        "ref_topic": int(r.ref_topic),
+        "prior": [
+            [str(d), round(float(x), 3)] for d, x in list(zip(r.neighbour_ids, r.neighbour_sims, strict=True))[:PRIOR]
+        ],
+    }
+
+
+def prior_work(listed: pd.DataFrame, ref_papers: pd.DataFrame, map_row: pd.Series) -> dict[str, dict]:
+    """The closest prior work of the ``listed`` papers: only those reference papers travel (title
+    ``t``, year ``yr``, link ``u``, row on the reference's map ``r``), by doc id."""
     by_id = ref_papers.assign(doc_id=ref_papers["doc_id"].astype(str)).drop_duplicates("doc_id").set_index("doc_id")
     prior = {}
     for ids in listed["neighbour_ids"]:
@@ -151,63 +227,7 @@ def compare_part(
                 "u": http_url(rec.get("url")) if "url" in by_id else None,
                 "r": int(map_row[doc_id]) if doc_id in map_row.index else None,
             }
-
-    over = papers.head(OVERLAY_MAX)
-    keep = [d in row_of for d in over["doc_id"]]
-    over = over[keep]
-    novelty = papers["novelty"].to_numpy(dtype=float)
-    bins = min(60, max(10, len(novelty) // 5))
-    counts, edges = np.histogram(novelty, bins=bins) if len(novelty) else (np.zeros(0), np.zeros(0))
-    data = {
-        "summary": _finite(s),
-        "shares": tables["shares"],
-        "terms": tables["terms"],
-        "new_topics": [r for r in tables["matches"] if r["side"] == "b"],
-        "listed": [
-            {
-                "rank": int(r.rank),
-                "row": row_of.get(str(r.doc_id)),
-                "novelty": round(float(r.novelty), 4),
-                "p_value": round(float(r.p_value), 4),
-                "far": bool(r.far),
-                "ref_topic": int(r.ref_topic),
-                "prior": [
-                    [str(d), round(float(x), 3)]
-                    for d, x in list(zip(r.neighbour_ids, r.neighbour_sims, strict=True))[:PRIOR]
-                ],
-            }
-            for r in listed.itertuples()
-        ],
-        "prior": prior,
-        "overlay": {
-            "row": [row_of[d] for d in over["doc_id"]],
-            "x": [round(float(v), 4) for v in over["x"]],
-            "y": [round(float(v), 4) for v in over["y"]],
-            "far": [bool(v) for v in over["far"]],
-        },
-        "novelty": {
-            "edges": [round(float(v), 4) for v in edges],
-            "counts": [int(v) for v in counts],
-            "p95": _finite(s["calibration"]["novelty_p95"]),
-        },
-        "min_support": int(min_support(len(papers))),
-        "colours": {
-            "grew": palette.GREW,
-            "shrank": palette.SHRANK,
-            "same": palette.SAME,
-            "far": palette.FAR,
-            "ink": palette.INK,
-        },
-    }
-    meta = {
-        "ref": ref_name,
-        "papers": n_ref,
-        "map_papers": int(len(shown)),
-        "titles": titles_blob is not None,
-        "years": s["reference"].get("years"),
-        "note": note,
-    }
-    return ComparePart(meta=meta, data=gzip_json(data), ref_points=points, ref_titles=titles_blob)
+    return prior
 
 
 def _finite(value):

@@ -17,8 +17,9 @@ from pipeline import distinctive as dist
 from pipeline import intervals as iv
 from pipeline import lineage as lin
 from pipeline import novelty as nov
-from pipeline.compare import CompareParams
+from pipeline.comparison import CompareError, CompareParams, comparison_dir, stored
 from pipeline.side import Side
+from pipeline.topic_matching import match_topics
 
 # ------------------------------------------------------------------------------------------
 # Intervals
@@ -155,7 +156,7 @@ def test_topic_matching_finds_matched_merged_split_new_and_vanished(centres):
          _cloud(rng, centres[3], 60), _cloud(rng, centres[6], 60), _cloud(rng, centres[5], 70)],
         [10, 11, 12, 13, 14],
     )  # fmt: skip
-    m = cmp.match_topics(a, b, CompareParams(null_sample=500))
+    m = match_topics(a, b, CompareParams(null_sample=500))
     status = {(r.side, r.topic): (r.status, list(r.partners)) for r in m.topics.itertuples()}
     assert status[("a", 0)] == ("matched", [10]) and status[("b", 10)] == ("matched", [0])
     assert status[("a", 1)] == ("merged", [11]) and status[("a", 2)] == ("merged", [11])
@@ -177,7 +178,7 @@ def test_topic_matching_uses_shared_papers_when_two_builds_hold_the_same_papers(
     a = _side("a", clouds, [0, 1, 2], ids=ids)
     # The same papers, the first two regions cut as one topic, the third kept.
     b = _side("b", [np.concatenate(clouds[:2]), clouds[2]], [5, 6], ids=ids)
-    m = cmp.match_topics(a, b)
+    m = match_topics(a, b)
     assert m.method == "shared papers" and m.shared == 180
     status = {(r.side, r.topic): r.status for r in m.topics.itertuples()}
     assert status[("a", 0)] == status[("a", 1)] == "merged" and status[("a", 2)] == "matched"
@@ -189,7 +190,7 @@ def test_tiny_topics_are_not_judged(centres):
     rng = np.random.default_rng(5)
     a = _side("a", [_cloud(rng, centres[0], 50), _cloud(rng, centres[1], 50)], [0, 1])
     b = _side("b", [_cloud(rng, centres[0], 40), _cloud(rng, centres[7], 2)], [0, 1])
-    m = cmp.match_topics(a, b, CompareParams(null_sample=200))
+    m = match_topics(a, b, CompareParams(null_sample=200))
     assert m.topics.set_index(["side", "topic"]).loc[("b", 1), "status_text"] == "too small to tell"
 
 
@@ -198,9 +199,9 @@ def test_different_embedding_models_are_refused(centres):
     a = _side("a", [_cloud(rng, centres[0], 20)], [0])
     b = _side("b", [_cloud(rng, centres[0], 20)], [0])
     b = Side(**{**b.__dict__, "model_key": "other"})
-    with pytest.raises(cmp.CompareError, match="different models"):
-        cmp.match_topics(a, b)
-    with pytest.raises(cmp.CompareError, match="different models"):
+    with pytest.raises(CompareError, match="different models"):
+        match_topics(a, b)
+    with pytest.raises(CompareError, match="different models"):
         cmp.compare(b, a)
 
 
@@ -310,7 +311,7 @@ def test_compare_places_every_new_paper_and_ranks_them_by_novelty(split_root):
     shares = result.shares
     assert shares["n_after"].sum() == new.n and shares["n_before"].sum() == ref.n
     assert set(result.matches["side"]) == {"a", "b"}
-    assert result.summary["reference"]["papers_shared"] == 0
+    assert result.summary.reference.papers_shared == 0
     assert list(papers.columns) == list(schema.CMP_PAPER_COLUMNS)
     assert list(shares.columns) == list(schema.CMP_SHARE_COLUMNS)
     assert list(result.flows.columns) == list(schema.CMP_FLOW_COLUMNS)
@@ -322,14 +323,14 @@ def test_compare_places_every_new_paper_and_ranks_them_by_novelty(split_root):
 def test_papers_the_reference_also_holds_are_not_their_own_prior_work(split_root):
     result = cmp.compare(cmp.load_side(split_root, "late"), cmp.load_side(split_root, "all"))
     s = result.summary
-    assert s["reference"]["papers_shared"] == s["new"]["papers"]
-    assert s["reference"]["papers_used"] == s["reference"]["papers"] - s["new"]["papers"]
+    assert s.reference.papers_shared == s.new.papers
+    assert s.reference.papers_used == s.reference.papers - s.new.papers
     assert (result.papers["nearest_sim"] < 0.9999).all()
     late_ids = set(result.papers["doc_id"])
     assert not any(set(n) & late_ids for n in result.papers["neighbour_ids"])
-    assert result.shares["n_before"].sum() == s["reference"]["papers_used"]
-    assert s["matching"]["method"].startswith("shared papers")
-    with pytest.raises(cmp.CompareError, match="no earlier work"):
+    assert result.shares["n_before"].sum() == s.reference.papers_used
+    assert s.matching.method.startswith("shared papers")
+    with pytest.raises(CompareError, match="no earlier work"):
         cmp.compare(cmp.load_side(split_root, "all"), cmp.load_side(split_root, "late"))
 
 
@@ -339,11 +340,13 @@ def test_stored_comparisons_are_reused_only_for_the_same_two_builds(split_root):
     again, computed = cmp.compare_builds(split_root, "late", "early")
     assert not computed and again.key == first.key
     pd.testing.assert_frame_equal(again.shares, first.shares)
-    link = cmp.comparison_dir(split_root, "late", "early")
+    link = comparison_dir(split_root, "late", "early")
     assert link.is_symlink() and {p.name for p in link.iterdir()} == {schema.COMPARISON, *schema.COMPARE_TABLES}
+    saved = (link / schema.COMPARISON).read_text(encoding="utf-8")
+    assert again.summary == first.summary and saved == json.dumps(first.summary.to_dict(), indent=2)
     stale = Side(**{**cmp.load_side(split_root, "early").__dict__, "build_id": "rebuilt"})
-    assert cmp.stored(split_root, cmp.load_side(split_root, "late"), stale) is None
-    with pytest.raises(cmp.CompareError, match="its own reference"):
+    assert stored(split_root, cmp.load_side(split_root, "late"), stale) is None
+    with pytest.raises(CompareError, match="its own reference"):
         cmp.compare_builds(split_root, "late", "late")
 
 
@@ -396,8 +399,8 @@ def test_a_topic_is_not_called_vanished_when_the_other_corpus_is_too_small_to_sh
     a = _side("a", [_cloud(rng, centres[i], 200) for i in range(4)] + [_cloud(rng, centres[4], 30)], [0, 1, 2, 3, 4])
     big = _side("b", [_cloud(rng, centres[i], 100) for i in range(4)], [0, 1, 2, 3])
     small = _side("s", [_cloud(rng, centres[i], 25) for i in range(2)], [0, 1])
-    status = cmp.match_topics(a, big, CompareParams(null_sample=300)).topics.set_index(["side", "topic"])["status"]
+    status = match_topics(a, big, CompareParams(null_sample=300)).topics.set_index(["side", "topic"])["status"]
     assert status[("a", 4)] == "gone"  # 400 papers would show a 3.6% topic: it vanished
-    status = cmp.match_topics(a, small, CompareParams(null_sample=300)).topics.set_index(["side", "topic"])
+    status = match_topics(a, small, CompareParams(null_sample=300)).topics.set_index(["side", "topic"])
     assert status.loc[("a", 4), "status"] == "unseen"  # 50 papers would miss it 16% of the time
     assert status.loc[("a", 4), "status_text"] == "not seen (too few papers to tell)"

@@ -23,6 +23,7 @@ import pytest
 from explorer import tours
 from pipeline import artifacts, cli, schema
 from pipeline import compare as cmp
+from pipeline.comparison import Comparison
 from pipeline.export import export_html
 from pipeline.export_compare import LISTED, PRIOR
 from pipeline.formats.blobs import TITLE_CHARS, unpack
@@ -39,7 +40,7 @@ def root(compare_artifacts, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def result(root) -> cmp.Comparison:
+def result(root) -> Comparison:
     return cmp.compare_builds(root, "late", "early")[0]
 
 
@@ -74,7 +75,7 @@ def test_the_file_holds_the_comparison_the_app_shows(exported, result, root):
     d, own = compare_parts(html), parts(html)
     data, meta = d["data"], own["meta"]
     assert meta["compare"]["ref"] == "early" and meta["compare"]["titles"] is True
-    assert data["summary"]["new"]["build_id"] == result.summary["new"]["build_id"]
+    assert data["summary"]["new"]["build_id"] == result.summary.new.build_id
     assert [r["topic"] for r in data["shares"]] == result.shares["topic"].tolist()
     assert [r["verdict"] for r in data["shares"]] == result.shares["verdict"].tolist()
     assert [r["lo_after"] for r in data["shares"]] == pytest.approx(result.shares["lo_after"].tolist())
