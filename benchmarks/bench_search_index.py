@@ -233,13 +233,13 @@ def phase_old(texts: Path) -> dict:
 
 def phase_new(folder: Path) -> dict:
     """New path: the build's index memory-mapped, titles and abstracts memory-mapped from papers.arrow."""
-    from explorer.data import _map_arrow
+    from explorer.corpus_files import map_arrow
     from explorer.search import keyword_search
     from pipeline import bm25, schema
 
     start = memory()
     t0 = time.perf_counter()
-    papers = _map_arrow(folder / "texts.arrow")
+    papers = map_arrow(folder / "texts.arrow")
     load_s = time.perf_counter() - t0
     corpus = SimpleNamespace(n_papers=len(papers), papers=papers)
     loaded = memory()

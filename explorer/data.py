@@ -28,29 +28,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.corpus_files import check_shapes, load_papers, read_terms, read_topic_arrays, read_topics
+from explorer.topic_edits import curate
 from pipeline import artifacts, schema
-from pipeline.artifacts import ArtifactError, CorpusEntry
-from pipeline.curation import (
-    Curation,
-    CurationError,
-    apply_edits,
-    curation_path,
-    fold_matrix,
-    folded_embeddings,
-    topic_targets,
-)
+from pipeline.artifacts import CorpusEntry
+from pipeline.curation import Curation, CurationError, curation_path
 from pipeline.formats import palette
 from pipeline.formats.ids import short_ids
-from pipeline.labels import shown_labels
-
-#: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
-PAPER_COLUMNS = schema.APP_PAPER_COLUMNS
-TEXT_COLUMNS = ["title", "abstract", "model_text", "venue", "authors", "url", "label", "keywords"]
-
-
-def _text(series: pd.Series) -> pd.Series:
-    """A text column as pandas' string dtype (all-null columns are stored as float or object)."""
-    return series.astype("str")
+from pipeline.topic_tables import TopicTables
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,13 +44,14 @@ class Corpus:
 
     Attributes:
         name, build_id, folder, root, manifest: where it came from.
-        papers: ``PAPER_COLUMNS``, one row per paper, position ``i`` is embeddings row ``i``.
-        topics: topics.parquet (``schema.TOPIC_COLUMNS``, plus ``stability`` if present), in file order.
-        topic_terms, hierarchy, terms, years, topic_years: the tables of the same names.
+        papers: ``corpus_files.PAPER_COLUMNS``, one row per paper, position ``i`` is embeddings row ``i``.
+        tables: the topic tables (``pipeline.topic_tables.TopicTables``): ``topics`` is topics.parquet
+            (``schema.TOPIC_COLUMNS``, plus ``stability`` if present) in file order, ``topic_terms``
+            and ``hierarchy`` the tables of the same names, ``topic_embeddings`` float32
+            ``(topics, dim)`` (row ``j`` is ``topics`` row ``j``), ``similarity`` float32
+            ``(topics, topics)``, ``distribution`` float32 ``(papers, topics)`` memory map.
+        terms, years, topic_years: the tables of the same names.
         embeddings: float32 ``(papers, dim)`` memory map.
-        topic_embeddings: float32 ``(topics, dim)``, row ``j`` is ``topics`` row ``j``.
-        topic_similarity: float32 ``(topics, topics)``.
-        topic_distribution: float32 ``(papers, topics)`` memory map.
         xy: float32 ``(papers, 2)`` map positions.
         topic_index: int ``(papers,)`` row of each paper's topic in ``topics`` (-1: outlier, topic -1).
         quoted_ids: object ``(papers,)`` doc ids percent-encoded for URLs (made on first use).
@@ -75,7 +61,7 @@ class Corpus:
         skipped_edits: those that no longer match any topic or paper (e.g. after a rebuild).
         curation_error: why the curation file could not be read, or None.
 
-    ``papers`` has a ``moved`` column (moved to another topic by hand) and ``topics`` a
+    ``papers`` has a ``moved`` column (moved to another topic by hand) and ``tables.topics`` a
     ``curated`` one (renamed or merged by hand).
     """
 
@@ -85,16 +71,11 @@ class Corpus:
     root: Path
     manifest: dict
     papers: pd.DataFrame
-    topics: pd.DataFrame
-    topic_terms: pd.DataFrame
-    hierarchy: pd.DataFrame
+    tables: TopicTables
     terms: pd.DataFrame
     years: pd.DataFrame
     topic_years: pd.DataFrame
     embeddings: np.ndarray
-    topic_embeddings: np.ndarray
-    topic_similarity: np.ndarray
-    topic_distribution: np.ndarray
     xy: np.ndarray
     topic_index: np.ndarray
     _topic_pos: dict[int, int] = field(repr=False)
@@ -121,7 +102,7 @@ class Corpus:
 
     @property
     def topic_ids(self) -> np.ndarray:
-        return self.topics["topic"].to_numpy()
+        return self.tables.topics["topic"].to_numpy()
 
     @property
     def year_span(self) -> tuple[int, int] | None:
@@ -194,71 +175,18 @@ class Corpus:
         return self._short_pos.get_indexer(ids).astype(np.int64)
 
     def topic_pos(self, topic: int | None) -> int | None:
-        """Row of topic ``topic`` in ``topics`` (and the topic arrays), or None if unknown."""
+        """Row of topic ``topic`` in ``tables.topics`` (and the topic arrays), or None if unknown."""
         return None if topic is None else self._topic_pos.get(int(topic))
 
     def topic_label(self, topic: int) -> str:
         pos = self.topic_pos(topic)
         if pos is None:
             return "outliers" if topic == -1 else f"topic {topic}"
-        return str(self.topics["label"].iat[pos])
-
-
-def _check(condition: bool, name: str, what: str) -> None:
-    if not condition:
-        raise ArtifactError(f"corpus {name!r}: {what}. The build is inconsistent; rebuild the corpus.")
-
-
-def read_papers(folder: Path, name: str) -> pd.DataFrame:
-    """``PAPER_COLUMNS`` of the build's papers, in row order.
-
-    From ``papers.arrow`` memory-mapped when the build has it: its texts stay in the file (pages
-    are read when a page shows them), so opening a corpus costs little time and memory whatever
-    its size. Builds made before that file existed are read from papers.parquet, as before.
-    """
-    path = folder / schema.PAPERS_ARROW
-    if path.is_file():
-        try:
-            papers = _map_arrow(path)
-        except Exception as exc:  # pyarrow raises several types for damaged files
-            raise ArtifactError(
-                f"corpus {name!r}: {schema.PAPERS_ARROW} is damaged ({type(exc).__name__}). Rebuild the corpus."
-            ) from None
-        source = schema.PAPERS_ARROW
-    else:
-        papers, source = artifacts.read_table(folder, schema.PAPERS, columns=_parquet_columns(folder)), schema.PAPERS
-    missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
-    _check(not missing, name, f"{source} lacks columns {missing}")
-    papers = papers[PAPER_COLUMNS]
-    rows = papers["row"].to_numpy()
-    if not (rows[1:] > rows[:-1]).all():  # sorting copies every column: only when needed
-        papers = papers.sort_values("row", kind="stable")
-    return papers.reset_index(drop=True)
-
-
-def _parquet_columns(folder: Path) -> list[str] | None:
-    """The app's columns that papers.parquet has (the others, e.g. ``extra``, are not read), or
-    None when its schema cannot be read (``read_table`` then says the file is damaged)."""
-    import pyarrow.parquet as pq
-
-    try:
-        names = set(pq.read_schema(folder / schema.PAPERS).names)
-    except Exception:  # pyarrow raises several types for missing or damaged files
-        return None
-    return [c for c in PAPER_COLUMNS if c in names]
-
-
-def _map_arrow(path: Path) -> pd.DataFrame:
-    """An Arrow IPC file as a frame whose text columns point into the memory-mapped file."""
-    import pyarrow as pa
-    import pyarrow.ipc as ipc
-
-    table = ipc.open_file(pa.memory_map(str(path), "r")).read_all()
-    return table.to_pandas(ignore_metadata=True)
+        return str(self.tables.topics["label"].iat[pos])
 
 
 def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
-    """Read every artifact of corpus ``name`` under ``root``.
+    """Read every artifact of corpus ``name`` under ``root`` (``explorer.corpus_files``).
 
     Args:
         root: the artifacts folder.
@@ -273,45 +201,12 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     folder = folder or artifacts.corpus_path(root, name)
     stamp = build_key(folder)  # taken before reading: a folder replaced meanwhile gets a new key on the next rerun
     manifest = artifacts.read_manifest(folder)
-    papers = read_papers(folder, name)
-    n = len(papers)
-    _check(bool((papers["row"].to_numpy() == np.arange(n)).all()), name, "papers.row is not 0..n-1")
-    for col in TEXT_COLUMNS:
-        papers[col] = _text(papers[col])
-    papers["year"] = papers["year"].astype("Int16")
-    papers["moved"] = False
-
-    topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
-    topics["label"] = _text(topics["label"]).fillna("").where(lambda s: s != "", "topic " + topics["topic"].astype(str))
-    # A label its keywords and papers barely support is shown as such on every page ("... (?)"),
-    # and in the offline export (the same function).
-    support = topics["label_support"] if "label_support" in topics else pd.Series(np.nan, index=topics.index)
-    topics["label_support"] = support.astype(float)
-    topics["label"] = shown_labels(topics)
-    topics["curated"] = False
+    papers = load_papers(folder, name)
+    topics = read_topics(folder)
     topic_pos = {int(t): i for i, t in enumerate(topics["topic"].to_numpy())}
-
     embeddings = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)
-    distribution = artifacts.read_array(folder, schema.TOPIC_DISTRIBUTION, mmap=True)
-    topic_embeddings = np.asarray(artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS), dtype=np.float32)
-    similarity = np.asarray(artifacts.read_array(folder, schema.TOPIC_SIMILARITY), dtype=np.float32)
-    k = len(topics)
-    _check(
-        embeddings.ndim == 2 and embeddings.shape[0] == n,
-        name,
-        f"embeddings.npy has shape {embeddings.shape} for {n} papers",
-    )
-    _check(
-        distribution.shape == (n, k),
-        name,
-        f"topic_distribution.npy has shape {distribution.shape}, expected ({n}, {k})",
-    )
-    _check(
-        topic_embeddings.shape[0] == k,
-        name,
-        f"topic_embeddings.npy has {topic_embeddings.shape[0]} rows for {k} topics",
-    )
-    _check(similarity.shape == (k, k), name, f"topic_similarity.npy has shape {similarity.shape}, expected ({k}, {k})")
+    distribution, topic_embeddings, similarity = read_topic_arrays(folder)
+    check_shapes(name, len(papers), len(topics), embeddings, distribution, topic_embeddings, similarity)
     for arr in (topic_embeddings, similarity):
         arr.setflags(write=False)
 
@@ -322,8 +217,15 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     xy = papers[["x", "y"]].to_numpy(dtype=np.float32)
     xy.setflags(write=False)
 
-    terms = artifacts.read_table(folder, schema.TERMS)
-    terms["term"] = terms["term"].astype("str")
+    terms = read_terms(folder)
+    tables = TopicTables(
+        topics=topics,
+        topic_terms=artifacts.read_table(folder, schema.TOPIC_TERMS),
+        hierarchy=artifacts.read_table(folder, schema.HIERARCHY),
+        topic_embeddings=topic_embeddings,
+        similarity=similarity,
+        distribution=distribution,
+    )
     return Corpus(
         name=name,
         build_id=folder.name,
@@ -331,16 +233,11 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         root=root,
         manifest=manifest,
         papers=papers,
-        topics=topics,
-        topic_terms=artifacts.read_table(folder, schema.TOPIC_TERMS),
-        hierarchy=artifacts.read_table(folder, schema.HIERARCHY),
-        terms=terms.sort_values(["df", "term"], ascending=[False, True], kind="stable").reset_index(drop=True),
+        tables=tables,
+        terms=terms,
         years=artifacts.read_table(folder, schema.YEARS),
         topic_years=artifacts.read_table(folder, schema.TOPIC_YEARS),
         embeddings=embeddings,
-        topic_embeddings=topic_embeddings,
-        topic_similarity=similarity,
-        topic_distribution=distribution,
         xy=xy,
         topic_index=topic_index,
         _topic_pos=topic_pos,
@@ -354,101 +251,25 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
 
 def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
-    """``base`` with curation ``edits`` applied (``pipeline.curation.apply_edits``); ``base`` is untouched.
-
-    Renamed labels and moved papers change the tables only. A merge also folds the merged
-    topics' columns of ``topic_distribution`` into the kept topic (a new in-memory array), averages
-    their embeddings (weighted by size) and recomputes their similarity, pools their term
-    statistics, and drops the stored hierarchy (which no longer fits; the app draws one from the
-    embeddings). Coherence, growth and stability of merged topics are unknown (NaN, set by
-    ``apply_edits``) rather than wrong.
-    The topic probability of papers that changed topic is read from the (merged) distribution.
-    """
-    applied = apply_edits(base.papers, base.topics, list(edits))
-    papers, topics = applied.papers, applied.topics.reset_index(drop=True)
-    old_ids, new_ids = base.topic_ids, topics["topic"].to_numpy()
-    old_topic, new_topic = base.papers["topic"].to_numpy(), papers["topic"].to_numpy()
-    moved = papers["moved"].to_numpy(dtype=bool)
-    # Where each stored topic went: itself, or the topic its papers were merged into.
-    target = topic_targets(old_ids, new_ids, old_topic, new_topic, moved)
-    new_pos = {int(t): j for j, t in enumerate(new_ids)}
-    fold = fold_matrix(target, old_ids, new_ids)
-    absorbed = sorted({v for k, v in target.items() if k != v})
-    distribution, topic_embeddings, similarity = base.topic_distribution, base.topic_embeddings, base.topic_similarity
-    topic_terms, hierarchy = base.topic_terms, base.hierarchy
-    if absorbed or len(new_ids) != len(old_ids):
-        distribution = np.asarray(base.topic_distribution, dtype=np.float32) @ fold
-        emb = folded_embeddings(fold, base.topics["size"].to_numpy(), base.topic_embeddings)
-        topic_embeddings, similarity = emb, np.clip(emb @ emb.T, -1, 1).astype(np.float32)
-        topic_terms = _pool_terms(base.topic_terms, target)
-        hierarchy = base.hierarchy.iloc[0:0]
-        reps = base.topics.set_index("topic")["representative_doc_ids"]
-        for keep in absorbed:  # a few merged topics: their representative papers, kept topic's first
-            parts = [keep, *[k for k, v in target.items() if v == keep and k != keep]]
-            joined = [d for p in parts for d in list(reps.get(p, []))]
-            topics.at[new_pos[keep], "representative_doc_ids"] = list(dict.fromkeys(joined))
-        for arr in (topic_embeddings, similarity):
-            arr.setflags(write=False)
-    topic_index = pd.Index(new_ids).get_indexer(new_topic).astype(np.int32)
-    changed = ((new_topic != old_topic) | np.isin(new_topic, absorbed)) & (topic_index >= 0)
-    if changed.any():
-        rows = np.flatnonzero(changed)
-        probs = papers["topic_prob"].to_numpy(dtype=float).copy()
-        probs[rows] = np.asarray(distribution[rows], dtype=float)[np.arange(len(rows)), topic_index[rows]]
-        papers["topic_prob"] = probs
-    topic_index.setflags(write=False)
+    """``base`` with curation ``edits`` applied (``explorer.topic_edits.curate``: renames, merges
+    and moves, the topic tables folded where topics merged); ``base`` is untouched."""
+    cur = curate(base.papers, base.tables, list(edits))
     out = replace(
         base,
-        papers=papers,
-        topics=topics,
-        topic_terms=topic_terms,
-        hierarchy=hierarchy,
-        topic_years=_topic_years(papers),
-        topic_embeddings=topic_embeddings,
-        topic_similarity=similarity,
-        topic_distribution=distribution,
-        topic_index=topic_index,
-        _topic_pos={int(t): i for i, t in enumerate(new_ids)},
+        papers=cur.papers,
+        tables=cur.tables,
+        topic_years=cur.topic_years,
+        topic_index=cur.topic_index,
+        _topic_pos={int(t): i for i, t in enumerate(cur.tables.topics["topic"].to_numpy())},
         edits_key=edits_key,
         edits=tuple(edits),
-        skipped_edits=tuple(applied.skipped),
+        skipped_edits=tuple(cur.skipped),
     )
     # Already made: share them (edits change no doc id and no row).
     for name in ("keyword_years", "quoted_ids", "short_ids", "_doc_pos", "_short_pos"):
         if name in base.__dict__:
             out.__dict__[name] = base.__dict__[name]
     return out
-
-
-def _pool_terms(terms: pd.DataFrame, target: dict[int, int]) -> pd.DataFrame:
-    """topic_terms of merged topics pooled: counts summed, best c-TF-IDF, p(w|t) over the pooled total."""
-    if terms.empty:
-        return terms
-    t = terms.assign(topic=terms["topic"].map(target))
-    t = t[t["topic"].notna()].astype({"topic": terms["topic"].dtype})
-    # each stored topic's total term count, from any of its rows: count / p_topic
-    total = (terms["count"] / terms["p_topic"].where(terms["p_topic"] > 0)).groupby(terms["topic"]).median()
-    pooled_total = total.groupby(total.index.map(target)).sum()
-    out = t.groupby(["topic", "term"], as_index=False, sort=False).agg(
-        ctfidf=("ctfidf", "max"), count=("count", "sum"), p_corpus=("p_corpus", "first")
-    )
-    out["p_topic"] = out["count"] / out["topic"].map(pooled_total).clip(lower=1)
-    return (
-        out[terms.columns.tolist()]
-        .sort_values(["topic", "ctfidf", "term"], ascending=[True, False, True], kind="stable")
-        .reset_index(drop=True)
-    )
-
-
-def _topic_years(papers: pd.DataFrame) -> pd.DataFrame:
-    """topic_years.parquet recounted from the (edited) papers: topic, year, n, share."""
-    dated = papers[papers["year"].notna()]
-    if dated.empty:
-        return pd.DataFrame(columns=["topic", "year", "n", "share"])
-    counts = dated.groupby([dated["topic"].astype(int), dated["year"].astype(int)]).size().rename("n").reset_index()
-    totals = dated["year"].astype(int).value_counts()
-    counts["share"] = counts["n"] / counts["year"].map(totals)
-    return counts
 
 
 def parse_edits(raw: bytes, source: str) -> list[dict]:

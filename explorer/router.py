@@ -49,44 +49,10 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
         _page_links(view, access)
         return None
     entries = data.list_corpora(root)
-    names = [e.name for e in entries]
     by_name = {e.name: e for e in entries}
     if not entries:
         _no_corpora(root, access)
-    with st.sidebar:
-        st.markdown(f"### {APP_TITLE}")
-        default = _default_corpus(entries) or names[0]
-        url_corpus = view.corpus if view.corpus in by_name else None
-        clear = dict.fromkeys(
-            (
-                "topic",
-                "paper",
-                "q",
-                "mode",
-                "years",
-                "venue",
-                "topics",
-                "text",
-                "kw",
-                "lam",
-                "before",
-                "after",
-                "support",
-                "list",
-                "notes",
-                "tour",
-                "tourdata",
-                "step",
-            )
-        )
-        st.selectbox(
-            "Corpus",
-            names,
-            key="corpus_pick",
-            format_func=lambda n: _corpus_caption(by_name[n]),
-            **state.bind("corpus_pick", url_corpus, default=default, to_url=lambda v: {**clear, "corpus": v}),
-        )
-        picked = st.session_state["corpus_pick"]
+    picked = _corpus_picker(view, entries)
     if view.corpus is not None and view.corpus not in by_name:
         _bad_corpus(root, view.corpus, entries)
     if view.corpus is None:
@@ -125,6 +91,32 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
         first_screen(ctx)
     st.session_state["_ctx"] = ctx
     return ctx
+
+
+#: The view's parameters that picking another corpus clears (they name its topics, papers, years).
+_CLEARED_BY_PICK = (
+    "topic", "paper", "q", "mode", "years", "venue", "topics", "text", "kw", "lam", "before", "after", "support",
+    "list", "notes", "tour", "tourdata", "step",
+)  # fmt: skip
+
+
+def _corpus_picker(view: View, entries) -> str:
+    """The app's title and the corpus picker (bound to the URL's corpus); returns the picked name."""
+    names = [e.name for e in entries]
+    by_name = {e.name: e for e in entries}
+    with st.sidebar:
+        st.markdown(f"### {APP_TITLE}")
+        default = _default_corpus(entries) or names[0]
+        url_corpus = view.corpus if view.corpus in by_name else None
+        clear = dict.fromkeys(_CLEARED_BY_PICK)
+        st.selectbox(
+            "Corpus",
+            names,
+            key="corpus_pick",
+            format_func=lambda n: _corpus_caption(by_name[n]),
+            **state.bind("corpus_pick", url_corpus, default=default, to_url=lambda v: {**clear, "corpus": v}),
+        )
+        return st.session_state["corpus_pick"]
 
 
 def is_bundled_sample(corpus: Corpus) -> bool:

@@ -4,7 +4,7 @@ every write it asks for (``explorer.jobs``) refuses a viewer again."""
 
 import streamlit as st
 
-from explorer import buildview, shell
+from explorer import build_form, buildview, shell
 
 ws = shell.workspace()
 st.title("Add a corpus", anchor=False)
@@ -21,7 +21,7 @@ st.markdown(
 )
 busy = buildview.builds(ws)
 with st.expander("Add another corpus", icon=":material/add:") if busy else st.container():
-    files = buildview.choose_files()
-    explicit, readable = buildview.check_columns(files, *buildview.target_corpus(ws))
-    target = buildview.choose_target(ws, files)
-    buildview.start(ws, files, explicit, readable, target)
+    files = build_form.choose_files()
+    explicit, readable = build_form.check_columns(files, *build_form.target_corpus(ws))
+    target = build_form.choose_target(ws, files)
+    build_form.start(ws, files, explicit, readable, target)

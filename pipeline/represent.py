@@ -24,6 +24,7 @@ import pandas as pd
 from pipeline.config import RepresentParams
 from pipeline.labels import Background, LabelSupport, TopicTerms, label_topics, topic_text
 from pipeline.place import topic_distribution
+from pipeline.topic_tables import TopicTables
 from pipeline.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
@@ -70,23 +71,17 @@ class TopicModel:
 
     Attributes:
         topics: int ``(n,)`` canonical topic per paper.
-        topic_table: one row per topic (see ``schema.TOPIC_COLUMNS``; ``x``/``y``/``coherence``/
-            ``growth`` are filled in by later stages).
-        topic_terms: long table (see ``schema.TOPIC_TERM_COLUMNS``).
-        hierarchy: see ``schema.HIERARCHY_COLUMNS``.
-        topic_embeddings: float32 ``(k, dim)``, rows in ``topic_table`` order.
-        similarity: float32 ``(k, k)`` cosine similarity of topic embeddings.
-        distribution: float32 ``(n, k)`` per-paper topic distribution (rows sum to 1).
+        tables: the per-topic tables (``pipeline.topic_tables.TopicTables``): ``topics`` one row per
+            topic (see ``schema.TOPIC_COLUMNS``; ``x``/``y``/``coherence``/``growth`` are filled in
+            by later stages), ``topic_terms`` (``schema.TOPIC_TERM_COLUMNS``), ``hierarchy``
+            (``schema.HIERARCHY_COLUMNS``), ``topic_embeddings`` float32 ``(k, dim)``,
+            ``similarity`` float32 ``(k, k)`` cosine similarity of topic embeddings,
+            ``distribution`` float32 ``(n, k)`` per-paper topic distribution (rows sum to 1).
         model: the fitted BERTopic (saved with safetensors).
     """
 
     topics: np.ndarray
-    topic_table: pd.DataFrame
-    topic_terms: pd.DataFrame
-    hierarchy: pd.DataFrame
-    topic_embeddings: np.ndarray
-    similarity: np.ndarray
-    distribution: np.ndarray
+    tables: TopicTables
     model: object
 
 
@@ -263,7 +258,7 @@ def fit_topics(
         table["label_support"] = [chosen[t][1].value for t in table["topic"]]
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     model.doc_terms = model.term_weights = None  # not saved with the model
-    return TopicModel(topics, table, terms_table, hierarchy, t_emb, similarity, distribution, model)
+    return TopicModel(topics, TopicTables(table, terms_table, hierarchy, t_emb, similarity, distribution), model)
 
 
 def _make_model(reduced: np.ndarray, dt: DocTerms, params: RepresentParams, embed: Callable[[list[str]], np.ndarray]):

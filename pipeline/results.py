@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-import pandas as pd
 
 from pipeline.represent import save_bertopic
+from pipeline.topic_tables import TopicTables
 
 
 class ModelSource(Protocol):
@@ -56,10 +56,8 @@ class TopicResult:
         was_outlier: bool ``(n,)`` clustering left the paper out (it was placed in its nearest topic).
         placed: bool ``(n,)`` added after the fit and placed into an existing topic.
         xy: float32 ``(n, 2)`` map positions.
-        topic_table: topics.parquet's columns (``schema.TOPIC_COLUMNS``), one row per topic.
-        topic_terms, hierarchy: the tables of the same names.
-        topic_embeddings: float32 ``(k, dim)``; similarity: float32 ``(k, k)``;
-            distribution: float32 ``(n, k)``, rows in topic_table order.
+        tables: the per-topic tables (``pipeline.topic_tables.TopicTables``); ``tables.topics``
+            has topics.parquet's columns (``schema.TOPIC_COLUMNS``), one row per topic.
         trends: ``pipeline.trends.Trends`` (terms, years, topic_years, keyword_years tables).
         model: the BERTopic model to save (fitted now, or copied from the previous build).
         cluster_params: the resolved clustering parameters, for the manifest.
@@ -77,12 +75,7 @@ class TopicResult:
     was_outlier: np.ndarray
     placed: np.ndarray
     xy: np.ndarray
-    topic_table: pd.DataFrame
-    topic_terms: pd.DataFrame
-    hierarchy: pd.DataFrame
-    topic_embeddings: np.ndarray
-    similarity: np.ndarray
-    distribution: np.ndarray
+    tables: TopicTables
     trends: Any
     model: ModelSource
     cluster_params: dict

@@ -21,6 +21,7 @@ import pandas as pd
 
 from pipeline import artifacts, bm25, schema
 from pipeline.results import TopicResult
+from pipeline.topic_tables import TopicTables
 
 #: Packages whose versions the manifest records: those that change the topics or the map (igraph's
 #: Leiden for the graph clustering, pynndescent's approximate kNN graph), the embedding and the files.
@@ -92,9 +93,7 @@ def write_tables(
     table.to_parquet(folder / schema.PAPERS, index=False)
     write_paper_arrow(folder / schema.PAPERS_ARROW, table)
     del table
-    result.topic_table[list(schema.TOPIC_COLUMNS)].to_parquet(folder / schema.TOPICS, index=False)
-    result.topic_terms.to_parquet(folder / schema.TOPIC_TERMS, index=False)
-    result.hierarchy.to_parquet(folder / schema.HIERARCHY, index=False)
+    write_topic_tables(folder, result.tables)
     trends = result.trends
     trends.terms.to_parquet(folder / schema.TERMS, index=False)
     trends.years.to_parquet(folder / schema.YEARS, index=False)
@@ -103,13 +102,21 @@ def write_tables(
     ingest_report.to_parquet(folder / schema.INGEST_REPORT, index=False)
     if not (folder / schema.EMBEDDINGS).exists():  # written already by ``save_embeddings``
         np.save(folder / schema.EMBEDDINGS, np.asarray(embeddings, dtype=np.float32), allow_pickle=False)
+    result.model.save(folder / schema.BERTOPIC_DIR)
+
+
+def write_topic_tables(folder: Path, tables: TopicTables) -> None:
+    """topics.parquet (``schema.TOPIC_COLUMNS``), topic_terms.parquet, hierarchy.parquet and the
+    topic arrays (float32 ``.npy``) of ``tables``."""
+    tables.topics[list(schema.TOPIC_COLUMNS)].to_parquet(folder / schema.TOPICS, index=False)
+    tables.topic_terms.to_parquet(folder / schema.TOPIC_TERMS, index=False)
+    tables.hierarchy.to_parquet(folder / schema.HIERARCHY, index=False)
     for file, array in (
-        (schema.TOPIC_EMBEDDINGS, result.topic_embeddings),
-        (schema.TOPIC_SIMILARITY, result.similarity),
-        (schema.TOPIC_DISTRIBUTION, result.distribution),
+        (schema.TOPIC_EMBEDDINGS, tables.topic_embeddings),
+        (schema.TOPIC_SIMILARITY, tables.similarity),
+        (schema.TOPIC_DISTRIBUTION, tables.distribution),
     ):
         np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
-    result.model.save(folder / schema.BERTOPIC_DIR)
 
 
 def write_keyword_index(folder: Path, texts: list[str]) -> None:
@@ -196,7 +203,7 @@ def counts(result: TopicResult, papers: pd.DataFrame, summary) -> dict:
         "skipped": summary.skipped,
         "changed": summary.changed,
         "skipped_by_reason": summary.skipped_by_reason,
-        "topics": len(result.topic_table),
+        "topics": len(result.tables.topics),
         "outlier_share": round(result.outlier_share, 4),
         "reassigned": result.reassigned,
         "placed": result.placed_new,
@@ -212,8 +219,8 @@ def file_rows(result: TopicResult, papers: pd.DataFrame) -> dict:
         f: {"rows": int(v)}
         for f, v in [
             (schema.PAPERS, len(papers)),
-            (schema.TOPICS, len(result.topic_table)),
-            (schema.TOPIC_TERMS, len(result.topic_terms)),
+            (schema.TOPICS, len(result.tables.topics)),
+            (schema.TOPIC_TERMS, len(result.tables.topic_terms)),
             (schema.KEYWORD_YEARS, len(result.trends.keyword_years)),
         ]
     }

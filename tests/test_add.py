@@ -8,6 +8,7 @@ server) are in ``tests/test_add_browser.py``.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import re
@@ -19,7 +20,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from explorer import access, data, jobs, uploads
+from explorer import access, data, job_progress, job_queue, job_runner, jobs, uploads
 from explorer.access import VIEWER, Access, ReadOnlyError
 from pipeline import artifacts
 from pipeline.ingest import ingest
@@ -38,7 +39,7 @@ def fast_builds(monkeypatch) -> None:
     """Builds started from the browser run the CLI through the tests' driver, which injects the
     deterministic hashing embedder (no setting can select it). The only place these tests choose
     the test encoder; browser tests get the same from tests/serve_app.py."""
-    monkeypatch.setattr(jobs, "BUILD_PROGRAM", (str(DRIVER), "--"))
+    monkeypatch.setattr(job_runner, "BUILD_PROGRAM", (str(DRIVER), "--"))
 
 
 def small_rows() -> list[dict]:
@@ -208,7 +209,7 @@ def test_a_viewer_cannot_add_or_cancel_and_nothing_is_written(own_root):
         with pytest.raises(ReadOnlyError):
             jobs.forget(who, own_root, "20260101T000000-000000-abcd")
     assert files_under(own_root) == before
-    assert not (own_root / uploads.INPUTS).exists() and not (own_root / jobs.JOBS).exists()
+    assert not (own_root / uploads.INPUTS).exists() and not (own_root / job_queue.JOBS).exists()
 
 
 def test_uploads_never_go_through_a_link_out_of_the_artifacts_folder(own_root, tmp_path):
@@ -255,24 +256,24 @@ def test_hostile_file_names_are_stored_inside_the_corpus_folder(own_root):
 
 def test_disk_space_is_checked_before_anything_is_written(own_root, monkeypatch):
     files = [upload("group.csv", unusual_csv(new_rows(10)))]
-    monkeypatch.setattr(jobs.shutil, "disk_usage", lambda _: SimpleNamespace(free=10**6))
-    with pytest.raises(jobs.SubmitError, match="Not enough disk space"):
+    monkeypatch.setattr(job_queue.shutil, "disk_usage", lambda _: SimpleNamespace(free=10**6))
+    with pytest.raises(job_queue.SubmitError, match="Not enough disk space"):
         jobs.submit(EDITOR, own_root, "mine", files, new=True, columns=UNUSUAL, start=False)
-    assert not (own_root / uploads.INPUTS / "mine").exists() and jobs.list_jobs(own_root) == []
+    assert not (own_root / uploads.INPUTS / "mine").exists() and job_queue.list_jobs(own_root) == []
 
 
 def test_names_duplicates_and_one_build_per_corpus(own_root):
     data = unusual_csv(new_rows(10))
     files = [upload("group.csv", data)]
-    with pytest.raises(jobs.SubmitError, match="already exists"):
+    with pytest.raises(job_queue.SubmitError, match="already exists"):
         jobs.submit(EDITOR, own_root, "small", files, new=True, start=False)
-    with pytest.raises(jobs.SubmitError, match="no corpus named nothing"):
+    with pytest.raises(job_queue.SubmitError, match="no corpus named nothing"):
         jobs.submit(EDITOR, own_root, "nothing", files, new=False, start=False)
-    with pytest.raises(jobs.SubmitError, match="None of the files can be read"):
+    with pytest.raises(job_queue.SubmitError, match="None of the files can be read"):
         jobs.submit(EDITOR, own_root, "mine", [upload("x.pdf", b"%PDF-1.4")], new=True, start=False)
     jobs.submit(EDITOR, own_root, "mine", [*files, upload("same.csv", data)], new=True, columns=UNUSUAL, start=False)
     assert len(list((own_root / uploads.INPUTS / "mine").iterdir())) == 1  # the same bytes twice: stored once
-    with pytest.raises(jobs.SubmitError, match="already waiting or running"):
+    with pytest.raises(job_queue.SubmitError, match="already waiting or running"):
         jobs.submit(EDITOR, own_root, "mine", files, new=True, start=False)
     # a corpus built by the command line from files still on disk takes its files along
     job = jobs.submit(EDITOR, own_root, "small", [upload("more.csv", data)], new=False, columns=UNUSUAL, start=False)
@@ -280,7 +281,7 @@ def test_names_duplicates_and_one_build_per_corpus(own_root):
     assert (
         uploads.inputs_dir(own_root, "small").joinpath("small_corpus.jsonl").read_bytes() == SMALL_CORPUS.read_bytes()
     )
-    assert [j.corpus for j in jobs.queue(own_root)] == ["mine", "small"]
+    assert [j.corpus for j in job_queue.queue(own_root)] == ["mine", "small"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -298,10 +299,13 @@ def test_builds_run_one_at_a_time_with_the_command_lines_messages_and_add_increm
     tiny = b"Body,Name\nnot enough words,one\nstill too short,two\nthree words here,three\n"
     b = jobs.submit(EDITOR, root, "tiny", [upload("tiny.csv", tiny)], new=True, columns={"abstract": "Body"},
                     start=False)  # fmt: skip
-    assert [(j.id, j.status) for j in jobs.queue(root)] == [(a.id, "queued"), (b.id, "queued")]  # in line, in order
+    assert [(j.id, j.status) for j in job_queue.queue(root)] == [
+        (a.id, "queued"),
+        (b.id, "queued"),
+    ]  # in line, in order
 
-    assert jobs.run_queue(root) == 2
-    a, b = jobs.load(root, a.id), jobs.load(root, b.id)
+    assert job_runner.run_queue(root) == 2
+    a, b = job_queue.load(root, a.id), job_queue.load(root, b.id)
     assert (a.status, a.exit_code, b.status, b.exit_code) == ("done", 0, "failed", 1)
     assert a.finished_at <= b.started_at  # one build at a time
     # the command line's own error, naming the file as stored, the row and the fix
@@ -310,14 +314,14 @@ def test_builds_run_one_at_a_time_with_the_command_lines_messages_and_add_increm
     assert not (root / uploads.INPUTS / "tiny").exists() and not (root / "tiny").exists()  # nothing kept
     # the summary and the ingest report are the build's own
     assert a.summary[0].startswith("Built 'cards' (full)") and "1 skipped (short_abstract: 1)" in a.summary[1]
-    report = jobs.ingest_report(root, a)
+    report = job_progress.ingest_report(root, a)
     assert report[["source_file", "source_row", "action", "reason"]].values.tolist() == [
         ["Group-A.csv", 4, "skipped", "short_abstract"]  # the fourth record
     ]
-    progress = jobs.read_progress(root, a)
+    progress = job_progress.read_progress(root, a)
     assert (
-        progress.step == progress.steps == jobs.FULL_STEPS
-        and progress.fraction == (jobs.FULL_STEPS - 1) / jobs.FULL_STEPS
+        progress.step == progress.steps == job_progress.FULL_STEPS
+        and progress.fraction == (job_progress.FULL_STEPS - 1) / job_progress.FULL_STEPS
     )
     assert uploads.read_record(root, "cards").columns == UNUSUAL
 
@@ -326,33 +330,33 @@ def test_builds_run_one_at_a_time_with_the_command_lines_messages_and_add_increm
     c = jobs.submit(EDITOR, root, "cards", [upload("week 2.csv", unusual_csv(more))], new=False,
                     start=False)  # fmt: skip
     assert c.files == ("Group-A.csv", "week-2.csv") and c.columns == UNUSUAL
-    assert jobs.run_queue(root) == 1
-    c = jobs.load(root, c.id)
+    assert job_runner.run_queue(root) == 1
+    c = job_queue.load(root, c.id)
     assert c.status == "done", c.message
     manifest = artifacts.read_manifest(artifacts.corpus_path(root, "cards"))
     assert manifest["mode"] == "incremental" and manifest["counts"]["placed"] == len(more)
     after = data.load_corpus(root, "cards")
     old = before.papers.set_index("doc_id")["topic"]
     assert after.papers.set_index("doc_id").loc[old.index, "topic"].tolist() == old.tolist()
-    assert jobs.read_progress(root, c).steps == jobs.INCREMENTAL_STEPS
+    assert job_progress.read_progress(root, c).steps == job_progress.INCREMENTAL_STEPS
     assert [f.name for f in uploads.read_record(root, "cards").files] == ["Group-A.csv", "week-2.csv"]
 
 
 def test_a_job_left_running_by_a_dead_worker_is_rolled_back(own_root):
     files = [upload("group.csv", unusual_csv(new_rows(10)))]
     job = jobs.submit(EDITOR, own_root, "small", files, new=False, columns=UNUSUAL, start=False)
-    jobs._save(own_root, jobs.replace(job, status="running", started_at=job.submitted_at, pid=None))
+    job_queue.save(own_root, dataclasses.replace(job, status="running", started_at=job.submitted_at, pid=None))
     build = artifacts.corpus_path(own_root, "small").name
-    assert jobs.run_queue(own_root) == 0
-    job = jobs.load(own_root, job.id)
+    assert job_runner.run_queue(own_root) == 0
+    job = job_queue.load(own_root, job.id)
     assert job.status == "failed" and "interrupted" in job.message
     assert not (own_root / uploads.INPUTS / "small").exists()  # its copies and uploads are gone again
     assert artifacts.corpus_path(own_root, "small").name == build
 
 
 def test_progress_comes_from_the_events_and_skips_a_half_written_line(tmp_path):
-    job = jobs.Job(id="20260101T000000-000000-abcd", corpus="x", kind="add")
-    folder = jobs.job_dir(tmp_path, job.id)
+    job = job_queue.Job(id="20260101T000000-000000-abcd", corpus="x", kind="add")
+    folder = job_queue.job_dir(tmp_path, job.id)
     folder.mkdir(parents=True)
     lines = [
         {"event": "start", "t": 100.0, "pid": 1},
@@ -365,16 +369,20 @@ def test_progress_comes_from_the_events_and_skips_a_half_written_line(tmp_path):
     ]  # fmt: skip
     text = "\n".join(json.dumps(e) for e in lines) + '\n{"event": "count", "t": 111.0, "do'
     (folder / "events.jsonl").write_text(text)
-    p = jobs.read_progress(tmp_path, job)
-    assert (p.step, p.steps, p.done, p.total, p.label) == (2, jobs.INCREMENTAL_STEPS, 100, 400, "embedded")
-    assert p.fraction == pytest.approx((1 + 0.25) / jobs.INCREMENTAL_STEPS)
+    p = job_progress.read_progress(tmp_path, job)
+    assert (p.step, p.steps, p.done, p.total, p.label) == (2, job_progress.INCREMENTAL_STEPS, 100, 400, "embedded")
+    assert p.fraction == pytest.approx((1 + 0.25) / job_progress.INCREMENTAL_STEPS)
     assert p.eta_now(112.0) == pytest.approx(4.0) and p.eta_now(200.0) == 0.0
-    assert jobs.plain_stage(p.title) == "Reading the abstracts with the language model"
+    assert job_progress.plain_stage(p.title) == "Reading the abstracts with the language model"
     with (folder / "events.jsonl").open("a") as handle:
         handle.write('\n{"event": "stage", "t": 120.0, "step": 3, "title": "Projecting with UMAP (5-d)"}\n')
-    p = jobs.read_progress(tmp_path, job)
-    assert (p.step, p.steps, p.label) == (3, jobs.FULL_STEPS, None)  # a full fit after all (e.g. other settings)
-    assert jobs.plain_stage("Something new") == "Something new"
+    p = job_progress.read_progress(tmp_path, job)
+    assert (p.step, p.steps, p.label) == (
+        3,
+        job_progress.FULL_STEPS,
+        None,
+    )  # a full fit after all (e.g. other settings)
+    assert job_progress.plain_stage("Something new") == "Something new"
 
 
 # ------------------------------------------------------------------------------------------
@@ -396,10 +404,10 @@ def test_a_read_only_server_refuses_the_page_even_with_a_forged_state(own_root, 
     assert files_under(own_root) == before and not (own_root / "forged").exists()
 
 
-def _finished(root: Path, **fields) -> jobs.Job:
-    job = jobs.Job(**fields)
-    jobs.job_dir(root, job.id).mkdir(parents=True)
-    return jobs._save(root, job)
+def _finished(root: Path, **fields) -> job_queue.Job:
+    job = job_queue.Job(**fields)
+    job_queue.job_dir(root, job.id).mkdir(parents=True)
+    return job_queue.save(root, job)
 
 
 def test_the_page_shows_finished_builds_with_the_command_lines_messages(own_root, monkeypatch):
@@ -443,8 +451,10 @@ def test_the_page_shows_the_running_build_and_the_line(own_root, monkeypatch):
         {"event": "count", "t": now, "label": "embedded", "unit": "papers", "done": 100, "total": 400, "rate": 50.0,
          "eta": 60.0, "elapsed": 2.0},
     ]  # fmt: skip
-    (jobs.job_dir(own_root, running.id) / "events.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
-    monkeypatch.setattr(jobs, "runner_pid", lambda root: 1)  # as if the worker were running them
+    (job_queue.job_dir(own_root, running.id) / "events.jsonl").write_text(
+        "\n".join(json.dumps(e) for e in events) + "\n"
+    )
+    monkeypatch.setattr(job_runner, "runner_pid", lambda root: 1)  # as if the worker were running them
     at = run(own_root, monkeypatch, "pages/add.py")
     shown = texts(at.markdown) + texts(at.caption)
     assert re.search(r"\*\*Building small\*\* · 1 file added · started [3-9]\d\.\ds ago", shown)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import data, jobs, uploads
+from explorer import data, job_queue, uploads
 from pipeline import artifacts
 from tests.test_add import new_rows, unusual_csv
 from tests.test_browser import MAP_DRAWN, MAP_POINTS, Tab, serve
@@ -93,7 +93,7 @@ def test_upload_map_the_columns_build_and_open_the_map(tab, browser, server, roo
     tab.page.set_viewport_size({"width": 1280, "height": 800})
     tab.page.get_by_role("button", name="Build the corpus").click()
     wait_for_text(tab, r"Building reading-group|reading-group is ready")
-    job = jobs.list_jobs(root)[-1]  # the select boxes' mapping, given to the build
+    job = job_queue.list_jobs(root)[-1]  # the select boxes' mapping, given to the build
     assert job.columns == {"abstract": "Paper Body", "title": "Headline", "year": "Yr", "venue": "Where"}
     assert job.files == ("reading-group.csv",)  # the PDF was left out
 
@@ -148,7 +148,7 @@ def test_cancelling_a_build_leaves_the_corpus_as_it_was(tab, root, tmp_path, out
     assert data.load_corpus(root, "small").n_papers == 137
     assert not (root / uploads.INPUTS / "small").exists()
     assert [p.name for p in (root / artifacts.BUILDS / "small").iterdir()] == [build]  # no half-written build left
-    job = jobs.list_jobs(root)[-1]
+    job = job_queue.list_jobs(root)[-1]
     assert (job.corpus, job.status) == ("small", "cancelled") and job.exit_code != 0
 
 

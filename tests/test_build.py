@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import data
+from explorer import corpus_files
 from pipeline import artifacts, bm25, cli, schema, writer
 from pipeline.build import build
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
@@ -124,7 +124,7 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     assert manifest["counts"]["fitted_papers"] == 110
     np.testing.assert_allclose(np.load(folder / schema.TOPIC_DISTRIBUTION).sum(axis=1), 1, rtol=1e-4)
     # The app's mapped copy of the papers holds every paper too, as papers.parquet has them.
-    mapped = data.read_papers(folder, "c")
+    mapped = corpus_files.read_papers(folder, "c")
     stored_papers = pd.read_parquet(folder / schema.PAPERS).sort_values("row").reset_index(drop=True)
     assert len(mapped) == len(lines) and mapped["doc_id"].tolist() == stored_papers["doc_id"].tolist()
     assert mapped["abstract"].tolist() == stored_papers["abstract"].tolist()

@@ -18,6 +18,7 @@ PACKAGES = ("pipeline", "explorer", "pages")
 
 # The explorer modules that draw: they, the pages and app.py may import Streamlit.
 EXPLORER_UI = {
+    "explorer.build_form",
     "explorer.buildview",
     "explorer.compare_panels",
     "explorer.filter_widgets",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import jobs, uploads
+from explorer import job_progress, job_queue, job_runner, jobs, uploads
 from explorer.access import Access
 from pipeline import artifacts
 from pipeline.build import build
@@ -80,16 +80,16 @@ def test_two_command_line_builds_prepare_the_model_at_once(tmp_path):
 
 def test_the_app_build_queue_and_a_command_line_build_prepare_the_model_at_once(tmp_path, monkeypatch):
     src, root, meet = _papers(tmp_path), tmp_path / "art", tmp_path / "meet"
-    monkeypatch.setattr(jobs, "BUILD_PROGRAM", (*_driver(meet, 2), "--"))  # the job's command line
+    monkeypatch.setattr(job_runner, "BUILD_PROGRAM", (*_driver(meet, 2), "--"))  # the job's command line
     data = src.read_bytes()
     upload = jobs.Upload("papers.jsonl", data, uploads.preview("papers.jsonl", data))
     job = jobs.submit(Access(), root, "web", [upload], new=True)  # starts the queue's worker
     cli = _start([*_driver(meet, 2), "--", "--artifacts", str(root), "build", str(src), "--name", "cli"])
     _succeeded(cli)
     deadline = time.monotonic() + 600
-    while (done := jobs.load(root, job.id)).status not in jobs.FINISHED:
+    while (done := job_queue.load(root, job.id)).status not in job_queue.FINISHED:
         assert time.monotonic() < deadline, "the queued build did not finish"
         time.sleep(0.2)
-    assert done.status == "done", (done.message, jobs.log_text(root, done)[-3000:])
+    assert done.status == "done", (done.message, job_progress.log_text(root, done)[-3000:])
     _assert_prepared_once(root)
     _assert_nothing_embeds_again(root, src)

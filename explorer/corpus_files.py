@@ -1,0 +1,153 @@
+"""Reading one build's files into the app's frames and arrays, checked against each other.
+
+``explorer.data.load_corpus`` puts these together into a ``Corpus``. The papers (``papers.arrow``),
+the embeddings and the topic distribution are memory-mapped, never copied: texts are read from the
+file when a page uses them. Every reader raises ``ArtifactError`` with what to do when a file is
+missing, damaged or does not match the others.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pipeline import artifacts, schema
+from pipeline.artifacts import ArtifactError
+from pipeline.labels import shown_labels
+
+#: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
+PAPER_COLUMNS = schema.APP_PAPER_COLUMNS
+TEXT_COLUMNS = ["title", "abstract", "model_text", "venue", "authors", "url", "label", "keywords"]
+
+
+def text_column(series: pd.Series) -> pd.Series:
+    """A text column as pandas' string dtype (all-null columns are stored as float or object)."""
+    return series.astype("str")
+
+
+def check(condition: bool, name: str, what: str) -> None:
+    """Raise ArtifactError (corpus ``name`` is inconsistent: ``what``) unless ``condition``."""
+    if not condition:
+        raise ArtifactError(f"corpus {name!r}: {what}. The build is inconsistent; rebuild the corpus.")
+
+
+def read_papers(folder: Path, name: str) -> pd.DataFrame:
+    """``PAPER_COLUMNS`` of the build's papers, in row order.
+
+    From ``papers.arrow`` memory-mapped when the build has it: its texts stay in the file (pages
+    are read when a page shows them), so opening a corpus costs little time and memory whatever
+    its size. Builds made before that file existed are read from papers.parquet, as before.
+    """
+    path = folder / schema.PAPERS_ARROW
+    if path.is_file():
+        try:
+            papers = map_arrow(path)
+        except Exception as exc:  # pyarrow raises several types for damaged files
+            raise ArtifactError(
+                f"corpus {name!r}: {schema.PAPERS_ARROW} is damaged ({type(exc).__name__}). Rebuild the corpus."
+            ) from None
+        source = schema.PAPERS_ARROW
+    else:
+        papers, source = artifacts.read_table(folder, schema.PAPERS, columns=_parquet_columns(folder)), schema.PAPERS
+    missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
+    check(not missing, name, f"{source} lacks columns {missing}")
+    papers = papers[PAPER_COLUMNS]
+    rows = papers["row"].to_numpy()
+    if not (rows[1:] > rows[:-1]).all():  # sorting copies every column: only when needed
+        papers = papers.sort_values("row", kind="stable")
+    return papers.reset_index(drop=True)
+
+
+def _parquet_columns(folder: Path) -> list[str] | None:
+    """The app's columns that papers.parquet has (the others, e.g. ``extra``, are not read), or
+    None when its schema cannot be read (``read_table`` then says the file is damaged)."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(folder / schema.PAPERS).names)
+    except Exception:  # pyarrow raises several types for missing or damaged files
+        return None
+    return [c for c in PAPER_COLUMNS if c in names]
+
+
+def map_arrow(path: Path) -> pd.DataFrame:
+    """An Arrow IPC file as a frame whose text columns point into the memory-mapped file."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    table = ipc.open_file(pa.memory_map(str(path), "r")).read_all()
+    return table.to_pandas(ignore_metadata=True)
+
+
+def load_papers(folder: Path, name: str) -> pd.DataFrame:
+    """The papers as the app holds them: rows 0..n-1 checked, texts as strings, ``year`` as Int16,
+    and a ``moved`` column (False: no paper is moved by hand until the edits are applied)."""
+    papers = read_papers(folder, name)
+    n = len(papers)
+    check(bool((papers["row"].to_numpy() == np.arange(n)).all()), name, "papers.row is not 0..n-1")
+    for col in TEXT_COLUMNS:
+        papers[col] = text_column(papers[col])
+    papers["year"] = papers["year"].astype("Int16")
+    papers["moved"] = False
+    return papers
+
+
+def read_topics(folder: Path) -> pd.DataFrame:
+    """topics.parquet in file order, with the labels as every page shows them and a ``curated``
+    column (False until the edits are applied)."""
+    topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
+    topics["label"] = (
+        text_column(topics["label"]).fillna("").where(lambda s: s != "", "topic " + topics["topic"].astype(str))
+    )
+    # A label its keywords and papers barely support is shown as such on every page ("... (?)"),
+    # and in the offline export (the same function).
+    support = topics["label_support"] if "label_support" in topics else pd.Series(np.nan, index=topics.index)
+    topics["label_support"] = support.astype(float)
+    topics["label"] = shown_labels(topics)
+    topics["curated"] = False
+    return topics
+
+
+def read_topic_arrays(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(distribution memory-mapped, topic embeddings, similarity), the last two float32 and read-only."""
+    distribution = artifacts.read_array(folder, schema.TOPIC_DISTRIBUTION, mmap=True)
+    topic_embeddings = np.asarray(artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS), dtype=np.float32)
+    similarity = np.asarray(artifacts.read_array(folder, schema.TOPIC_SIMILARITY), dtype=np.float32)
+    return distribution, topic_embeddings, similarity
+
+
+def check_shapes(
+    name: str,
+    n: int,
+    k: int,
+    embeddings: np.ndarray,
+    distribution: np.ndarray,
+    topic_embeddings: np.ndarray,
+    similarity: np.ndarray,
+) -> None:
+    """The arrays fit ``n`` papers and ``k`` topics (ArtifactError otherwise)."""
+    check(
+        embeddings.ndim == 2 and embeddings.shape[0] == n,
+        name,
+        f"embeddings.npy has shape {embeddings.shape} for {n} papers",
+    )
+    check(
+        distribution.shape == (n, k),
+        name,
+        f"topic_distribution.npy has shape {distribution.shape}, expected ({n}, {k})",
+    )
+    check(
+        topic_embeddings.shape[0] == k,
+        name,
+        f"topic_embeddings.npy has {topic_embeddings.shape[0]} rows for {k} topics",
+    )
+    check(similarity.shape == (k, k), name, f"topic_similarity.npy has shape {similarity.shape}, expected ({k}, {k})")
+
+
+def read_terms(folder: Path) -> pd.DataFrame:
+    """terms.parquet, most frequent first (ties by term)."""
+    terms = artifacts.read_table(folder, schema.TERMS)
+    terms["term"] = terms["term"].astype("str")
+    return terms.sort_values(["df", "term"], ascending=[False, True], kind="stable").reset_index(drop=True)
