@@ -102,7 +102,7 @@ model = fit_topics(docs, embeddings, reduced, labels, outlier, ids, dt, Represen
 seconds = time.perf_counter() - start
 peak = max([status("VmHWM")] + [p for p, _ in phases.values()])
 print(json.dumps({"rss_before_mb": rss, "peak_mb": peak, "added_mb": peak - rss, "seconds": seconds,
-                  "topics": int(len(model.topic_table)), "phases": phases}))
+                  "topics": int(len(model.tables.topics)), "phases": phases}))
 """
 
 

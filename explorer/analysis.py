@@ -44,7 +44,7 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
     label_support (0-1, NaN when not measured or the label was written by hand), keywords (top
     six, comma-separated).
     """
-    t = corpus.topics
+    t = corpus.tables.topics
     k = len(t)
     coherence = t["coherence"].to_numpy(dtype=float) if "coherence" in t else np.full(k, np.nan)
     if coherence_note(corpus):
@@ -77,13 +77,13 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
 
 def topic_terms_of(corpus: Corpus, topic: int) -> pd.DataFrame:
     """The topic's rows of topic_terms.parquet (term, ctfidf, count, p_topic, p_corpus)."""
-    tt = corpus.topic_terms
+    tt = corpus.tables.topic_terms
     return tt[tt["topic"] == topic].reset_index(drop=True)
 
 
 def nearest_topics(corpus: Corpus, pos: int, k: int = 5) -> list[tuple[int, float]]:
     """The ``k`` topics (``topics`` rows) most similar to topic row ``pos``, with cosine similarity."""
-    sims = np.asarray(corpus.topic_similarity[pos], dtype=float).copy()
+    sims = np.asarray(corpus.tables.similarity[pos], dtype=float).copy()
     sims[pos] = -np.inf
     order = np.argsort(-sims, kind="stable")[: min(k, len(sims) - 1)]
     return [(int(i), float(sims[i])) for i in order]
@@ -94,16 +94,18 @@ def topic_similarity(corpus: Corpus, rows: np.ndarray | None = None) -> np.ndarr
     to its topic's embedding (the normalised mean of the topic's papers' embeddings, merged topics'
     after curation), -1 to 1, NaN outside every topic (``pipeline.place.own_topic_similarity``)."""
     if rows is None:  # the memory map is read a block at a time
-        return place.own_topic_similarity(corpus.embeddings, corpus.topic_embeddings, corpus.topic_index)
+        return place.own_topic_similarity(corpus.embeddings, corpus.tables.topic_embeddings, corpus.topic_index)
     rows = np.asarray(rows, dtype=np.int64)
     return place.own_topic_similarity(
-        np.asarray(corpus.embeddings[rows]), corpus.topic_embeddings, corpus.topic_index[rows]
+        np.asarray(corpus.embeddings[rows]), corpus.tables.topic_embeddings, corpus.topic_index[rows]
     )
 
 
 def topic_similarities(corpus: Corpus, row: int) -> np.ndarray:
     """float ``(topics,)``: paper ``row``'s cosine similarity to every topic's embedding (``topics`` row order)."""
-    return np.asarray(corpus.topic_embeddings, dtype=np.float32) @ np.asarray(corpus.embeddings[row], dtype=np.float32)
+    return np.asarray(corpus.tables.topic_embeddings, dtype=np.float32) @ np.asarray(
+        corpus.embeddings[row], dtype=np.float32
+    )
 
 
 def topic_papers(corpus: Corpus, topic: int, mask: np.ndarray) -> np.ndarray:
@@ -115,7 +117,7 @@ def topic_papers(corpus: Corpus, topic: int, mask: np.ndarray) -> np.ndarray:
 
 def representative_rows(corpus: Corpus, pos: int) -> list[int]:
     """Paper rows of the topic's representative papers (unknown ids skipped), best first."""
-    ids = list(corpus.topics["representative_doc_ids"].iat[pos])
+    ids = list(corpus.tables.topics["representative_doc_ids"].iat[pos])
     rows = [corpus.paper_pos(d) for d in ids]
     return [r for r in rows if r is not None]
 

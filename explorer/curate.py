@@ -48,19 +48,23 @@ def _change(access: Access, corpus: Corpus, what: str, change: Callable[[Curatio
 
 def rename(access: Access, corpus: Corpus, topic: int, label: str) -> dict:
     """Give ``topic`` the label ``label`` (spaces collapsed, at most 80 characters)."""
-    return _change(access, corpus, "Renaming a topic", lambda c: c.rename(corpus.topics, corpus.papers, topic, label))
+    return _change(
+        access, corpus, "Renaming a topic", lambda c: c.rename(corpus.tables.topics, corpus.papers, topic, label)
+    )
 
 
 def merge(access: Access, corpus: Corpus, topics: list[int]) -> dict:
     """Merge ``topics`` into the largest of them."""
-    return _change(access, corpus, "Merging topics", lambda c: c.merge(corpus.topics, corpus.papers, topics))
+    return _change(access, corpus, "Merging topics", lambda c: c.merge(corpus.tables.topics, corpus.papers, topics))
 
 
 def move(access: Access, corpus: Corpus, doc_id: str, topic: int) -> dict:
     """Move paper ``doc_id`` into ``topic``."""
     if corpus.paper_pos(doc_id) is not None and int(corpus.papers["topic"].iat[corpus.paper_pos(doc_id)]) == topic:
         raise CurationError("the paper is already in that topic.")
-    return _change(access, corpus, "Moving a paper", lambda c: c.move(corpus.topics, corpus.papers, doc_id, topic))
+    return _change(
+        access, corpus, "Moving a paper", lambda c: c.move(corpus.tables.topics, corpus.papers, doc_id, topic)
+    )
 
 
 def undo(access: Access, corpus: Corpus) -> dict | None:

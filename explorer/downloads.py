@@ -39,10 +39,10 @@ def offline_html(corpus: Corpus, reference: Corpus | None = None, comparison: Co
             _HTML.move_to_end(key)
             return _HTML[key]
     papers = corpus.papers.assign(topic_similarity=analysis.topic_similarity(corpus))  # as the map page shows it
-    data = export_data(corpus.name, corpus.manifest, papers, corpus.topics)
+    data = export_data(corpus.name, corpus.manifest, papers, corpus.tables.topics)
     if comparison is not None:
         part = compare_part(
-            comparison, data_ids(data), reference.papers, reference.topics,
+            comparison, data_ids(data), reference.papers, reference.tables.topics,
             synthetic=bool((reference.manifest or {}).get("synthetic")),
         )  # fmt: skip
         data = with_comparison(data, part)

@@ -46,8 +46,8 @@ def sidebar(corpus: Corpus, filters: Filters) -> Filters:
             ),
         )
         out = replace(out, venues=tuple(st.session_state[f"f_venues:{corpus.name}"]))
-    if len(corpus.topics) > 1:
-        labels = dict(zip(corpus.topic_ids.tolist(), corpus.topics["label"].tolist(), strict=True))
+    if len(corpus.tables.topics) > 1:
+        labels = dict(zip(corpus.topic_ids.tolist(), corpus.tables.topics["label"].tolist(), strict=True))
         st.multiselect(
             "Topics",
             list(labels),

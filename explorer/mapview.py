@@ -30,7 +30,7 @@ def corpus_points(corpus: Corpus) -> blobs.Blob:
     """``blobs.points_blob`` of a loaded (curated) corpus."""
     synthetic = bool((corpus.manifest or {}).get("synthetic"))
     return blobs.points_blob(
-        corpus.name, corpus.papers, corpus.topics, synthetic=synthetic, colours=corpus.colouring.colours
+        corpus.name, corpus.papers, corpus.tables.topics, synthetic=synthetic, colours=corpus.colouring.colours
     )
 
 

@@ -126,7 +126,7 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
 def stability_note(corpus: Corpus) -> str:
     """What the Stability column means for this build, or why it is missing."""
     info = corpus.manifest.get("stability") or {}
-    if "stability" in corpus.topics and corpus.topics["stability"].notna().any():
+    if "stability" in corpus.tables.topics and corpus.tables.topics["stability"].notna().any():
         return (
             f"*Stability*: the mean best overlap (Jaccard, over the papers each run kept) of each topic with the "
             f"topics of {info.get('runs', 2)} clusterings that each leave out a random 10% of the papers and use "
@@ -174,19 +174,19 @@ def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str, colour: s
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def _overview_figures(key, selected: int | None, _corpus: Corpus) -> tuple:
-    z = overview_figures.linkage_from_hierarchy(_corpus.hierarchy, _corpus.topic_ids)
-    z = overview_figures.linkage_from_embeddings(_corpus.topic_embeddings) if z is None else z
+    z = overview_figures.linkage_from_hierarchy(_corpus.tables.hierarchy, _corpus.topic_ids)
+    z = overview_figures.linkage_from_embeddings(_corpus.tables.topic_embeddings) if z is None else z
     tree = (
         None
         if z is None
-        else overview_figures.dendrogram(_corpus.topics, z, selected=selected, colours=_corpus.colouring.colours)
+        else overview_figures.dendrogram(_corpus.tables.topics, z, selected=selected, colours=_corpus.colouring.colours)
     )
     return (
         tree,
         overview_figures.intertopic_map(
-            _corpus.topics, _corpus.topic_similarity, selected=selected, colours=_corpus.colouring.colours
+            _corpus.tables.topics, _corpus.tables.similarity, selected=selected, colours=_corpus.colouring.colours
         ),
-        overview_figures.similarity_heatmap(_corpus.topics, _corpus.topic_similarity, selected=selected),
+        overview_figures.similarity_heatmap(_corpus.tables.topics, _corpus.tables.similarity, selected=selected),
     )
 
 
@@ -236,7 +236,7 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
         st.markdown("Not assigned to a topic (an outlier).")
     else:
         shell.topic_link(ctx, topic)
-        same, others = int((near == topic).sum()), int(corpus.topics["size"].iat[pos]) - 1
+        same, others = int((near == topic).sum()), int(corpus.tables.topics["size"].iat[pos]) - 1
         notes = [f"{same} of its {len(near)} most similar papers are in this topic"]
         notes[0] += f" (which has {others} other paper{'s' if others != 1 else ''})" if others < len(near) else ""
         notes += ["moved here by hand"] if paper["moved"] else []
@@ -244,7 +244,7 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
         notes += ["added after the topics were fitted"] if paper["placed"] else []
         st.caption(" · ".join(notes))
         far_note(corpus, float(sims[0]) if len(sims) else float("nan"))
-        weak_label_note(corpus.topics.iloc[pos])
+        weak_label_note(corpus.tables.topics.iloc[pos])
         if ctx.can_edit:
             st.page_link(shell.PAGE["curate"].path, label="Move it to another topic", icon=":material/move_item:",
                          query_params=state.shared(ctx.view, paper=paper["doc_id"]))  # fmt: skip
@@ -318,7 +318,7 @@ def weak_label_note(row: pd.Series) -> None:
 
 
 def topic_labels(corpus: Corpus) -> dict[int, str]:
-    return dict(zip(corpus.topic_ids.tolist(), corpus.topics["label"].tolist(), strict=True))
+    return dict(zip(corpus.topic_ids.tolist(), corpus.tables.topics["label"].tolist(), strict=True))
 
 
 def label_topics(table: pd.DataFrame, labels: dict[int, str]) -> pd.DataFrame:

@@ -157,7 +157,7 @@ def papers_table(corpus: Corpus, rows: np.ndarray, notes: Mapping[str, str] | No
     ``notes`` (short id -> note; "" where none); ``COLUMNS``."""
     notes = notes or {}
     papers = corpus.papers.iloc[np.asarray(rows, dtype=np.int64)]
-    labels = np.append(corpus.topics["label"].to_numpy(dtype=object), "outliers")
+    labels = np.append(corpus.tables.topics["label"].to_numpy(dtype=object), "outliers")
     return pd.DataFrame(
         {
             "short_id": corpus.short_ids[rows],

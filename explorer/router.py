@@ -202,7 +202,7 @@ def _build_caption(corpus: Corpus) -> None:
     span = corpus.year_span
     years = "no years" if span is None else (str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}")
     st.caption(
-        f"{corpus.n_papers:,} papers · {len(corpus.topics)} topics · {years}  \n"
+        f"{corpus.n_papers:,} papers · {len(corpus.tables.topics)} topics · {years}  \n"
         f"built {text.plain(str(m.get('created_at', '?'))[:16])} · {text.plain(str(counts.get('reassigned', 0)))} outliers reassigned"
     )
 

@@ -248,7 +248,7 @@ class Placement:
 def place_vector(corpus: Corpus, vector: np.ndarray, k: int = 10) -> Placement:
     """Predicted topics, nearest papers and map position for a normalised vector ``(dim,)``."""
     v = np.asarray(vector, dtype=np.float32)[None, :]
-    similarities = (v @ np.asarray(corpus.topic_embeddings, dtype=np.float32).T)[0]
+    similarities = (v @ np.asarray(corpus.tables.topic_embeddings, dtype=np.float32).T)[0]
     idx, sims = place.nearest(v, corpus.embeddings, k)
     xy = place.place_on_map(v, corpus.embeddings, corpus.xy, k=10)[0]
     return Placement(similarities, Hits(idx[0], sims[0], np.zeros(len(idx[0]), dtype=bool)), xy)
@@ -274,7 +274,7 @@ def hits_frame(corpus: Corpus, hits: Hits) -> pd.DataFrame:
     papers = corpus.papers
     rows = hits.rows
     topic_index = corpus.topic_index[rows]
-    labels = np.append(corpus.topics["label"].to_numpy(dtype=object), "outliers")
+    labels = np.append(corpus.tables.topics["label"].to_numpy(dtype=object), "outliers")
     return pd.DataFrame(
         {
             "doc_id": papers["doc_id"].to_numpy()[rows],

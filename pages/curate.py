@@ -16,7 +16,7 @@ if not ctx.access.can_write:
         icon=":material/lock:",
     )
     st.stop()
-if len(corpus.topics) == 0:
+if len(corpus.tables.topics) == 0:
     st.info("This corpus has no topics to curate.")
     st.stop()
 

@@ -14,7 +14,7 @@ if shell.nothing_left(ctx):
     st.stop()
 
 topic = shell.url_topic(ctx, instead="showing all topics")
-by_size = corpus.topics.sort_values("size", ascending=False, kind="stable")
+by_size = corpus.tables.topics.sort_values("size", ascending=False, kind="stable")
 ALL = "all"
 sizes = dict(zip(by_size["topic"], by_size["size"], strict=True))
 pick.selectbox(
@@ -65,7 +65,7 @@ if topic is not None:
     rows = analysis.topic_papers(corpus, topic, ctx.mask)
     st.subheader(f"Topic {topic} · {text.plain(corpus.topic_label(topic))}", anchor=False)
     shell.topic_link(ctx, topic, label="Open this topic's page")
-    st.markdown("**Keywords:** " + text.plain(", ".join(list(corpus.topics["keywords"].iat[pos])[:10])))
+    st.markdown("**Keywords:** " + text.plain(", ".join(list(corpus.tables.topics["keywords"].iat[pos])[:10])))
     papers = corpus.papers
     table = papers.iloc[rows][["title", "year", "venue"]].assign(
         similarity=analysis.topic_similarity(corpus, rows), link=shell.paper_urls(ctx, rows)

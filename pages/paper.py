@@ -60,7 +60,7 @@ elif text.present(paper["url"]):
 
 left, right = st.columns([3, 2], gap="large")
 pos = corpus.topic_pos(topic)
-keywords = list(corpus.topics["keywords"].iat[pos])[:10] if pos is not None else []
+keywords = list(corpus.tables.topics["keywords"].iat[pos])[:10] if pos is not None else []
 with left:
     mark = st.toggle("Highlight the topic's keywords", value=True, key="paper_mark") and bool(keywords)
     st.markdown(text.to_markdown(paper["abstract"], keywords=keywords if mark else ()))

@@ -86,7 +86,7 @@ with place:
                 st.error(text.plain(str(exc)), icon=":material/error:")
                 st.stop()
             placed = search.place_vector(corpus, search.encode_query(encoder, abstract))
-        if len(corpus.topics):
+        if len(corpus.tables.topics):
             top = placed.top_topics[:5]
             ids = [int(corpus.topic_ids[i]) for i in top]
             best = ids[0]
@@ -97,7 +97,7 @@ with place:
             shell.topic_link(ctx, best)
         left, right = st.columns([1, 1], gap="large")
         with left:
-            if len(corpus.topics):
+            if len(corpus.tables.topics):
                 bars = figures.topic_similarity_bars(
                     [corpus.topic_label(t) for t in ids],
                     ids,
@@ -107,7 +107,7 @@ with place:
                 panels.chart(bars, name=shell.image_name(ctx, "my-abstract-topics"))
                 st.caption(panels.CLOSEST_TOPICS_HELP)
             mapcomponent.position_map(
-                corpus, placed.xy, topic=best if len(corpus.topics) else None, name="your abstract", key="place_map",
+                corpus, placed.xy, topic=best if len(corpus.tables.topics) else None, name="your abstract", key="place_map",
                 png_name=shell.image_name(ctx, "my-abstract-map"), on_click=lambda r: shell.open_paper(ctx, r),
             )  # fmt: skip
         with right:

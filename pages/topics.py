@@ -34,7 +34,7 @@ if topic is not None:
     pos = corpus.topic_pos(topic)
     st.header(f"Topic {topic} · {text.plain(labels[topic])}", anchor="topic")
     panels.topic_metrics(table.iloc[pos], coherence_note=coherence_note)
-    row = corpus.topics.iloc[pos]
+    row = corpus.tables.topics.iloc[pos]
     panels.weak_label_note(row)
     if row["curated"]:
         st.caption("Renamed or merged by hand (see Curate topics).")

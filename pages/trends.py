@@ -39,7 +39,9 @@ trend_panels.keyword_lines(ctx, trend_panels.keyword_picker(corpus, suggested), 
 
 st.subheader("Topics over the years", anchor="topics")
 shares = analysis.topic_year_shares(corpus, ctx.mask, ctx.base)
-shown = list(ctx.view.filters.topics) or corpus.topics.sort_values("size", ascending=False)["topic"].head(8).tolist()
+shown = (
+    list(ctx.view.filters.topics) or corpus.tables.topics.sort_values("size", ascending=False)["topic"].head(8).tolist()
+)
 fig = trend_figures.topic_share_lines(
     shares[shares["topic"].isin(shown)], labels, periods=(before, after), colours=corpus.colouring.colours
 )

@@ -62,6 +62,7 @@ from pipeline.results import FittedModel, TopicResult
 from pipeline.settings import config_from_manifest, result_settings
 from pipeline.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
 from pipeline.stage_cache import StageCache, array_digest
+from pipeline.topic_tables import TopicTables
 from pipeline.trends import compute_trends
 from pipeline.vocab import doc_terms
 
@@ -328,7 +329,7 @@ def build(
             # the new papers' terms and the corpus's new statistics (idf, mean length).
             with run.stage("keyword_index", f"Indexing {len(papers):,} papers for keyword search"):
                 writer.write_keyword_index(folder, texts)
-            summary.topics = len(topics.topic_table)
+            summary.topics = len(topics.tables.topics)
             summary.stability = topics.stability_mean
             summary.outlier_share = topics.outlier_share
             summary.reassigned = topics.reassigned
@@ -485,11 +486,12 @@ def _fit_full_with(
             f", {waited:.1f}s" if job.seeds else ""
         )
         trends = compute_trends(papers["year"], tm.topics, dt)
-        topic_table = _finish_topic_table(tm.topic_table, tm.topics, projection.map, trends, dt)
+        topic_table = _finish_topic_table(tm.tables.topics, tm.topics, projection.map, trends, dt)
         topic_table["stability"] = [per_topic.get(int(t), np.nan) for t in topic_table["topic"]]
     topic_pos = {t: i for i, t in enumerate(topic_table["topic"].tolist())}
     probs = np.array(
-        [tm.distribution[i, topic_pos[t]] if t in topic_pos else 0.0 for i, t in enumerate(tm.topics)], dtype=np.float32
+        [tm.tables.distribution[i, topic_pos[t]] if t in topic_pos else 0.0 for i, t in enumerate(tm.topics)],
+        dtype=np.float32,
     )
     return TopicResult(
         topics=tm.topics,
@@ -497,12 +499,14 @@ def _fit_full_with(
         was_outlier=clustering.raw_outlier,
         placed=np.zeros(n, dtype=bool),
         xy=projection.map,
-        topic_table=topic_table,
-        topic_terms=tm.topic_terms,
-        hierarchy=tm.hierarchy,
-        topic_embeddings=tm.topic_embeddings,
-        similarity=tm.similarity,
-        distribution=tm.distribution,
+        tables=TopicTables(
+            topics=topic_table,
+            topic_terms=tm.tables.topic_terms,
+            hierarchy=tm.tables.hierarchy,
+            topic_embeddings=tm.tables.topic_embeddings,
+            similarity=tm.tables.similarity,
+            distribution=tm.tables.distribution,
+        ),
         trends=trends,
         model=FittedModel(tm.model),
         cluster_params=asdict(clustering.params),

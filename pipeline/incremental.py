@@ -21,6 +21,7 @@ from pipeline.novelty import neighbours
 from pipeline.place import map_position, topic_distribution, vote_topics
 from pipeline.represent import growth_per_year
 from pipeline.results import PreviousModel, TopicResult
+from pipeline.topic_tables import TopicTables
 from pipeline.trends import Trends, add_papers
 from pipeline.vocab import DocTerms, make_vectorizer
 
@@ -146,12 +147,14 @@ def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -
         was_outlier=was_outlier,
         placed=placed,
         xy=xy,
-        topic_table=topic_table,
-        topic_terms=artifacts.read_table(folder, schema.TOPIC_TERMS),
-        hierarchy=artifacts.read_table(folder, schema.HIERARCHY),
-        topic_embeddings=t_emb,
-        similarity=artifacts.read_array(folder, schema.TOPIC_SIMILARITY),
-        distribution=distribution,
+        tables=TopicTables(
+            topics=topic_table,
+            topic_terms=artifacts.read_table(folder, schema.TOPIC_TERMS),
+            hierarchy=artifacts.read_table(folder, schema.HIERARCHY),
+            topic_embeddings=t_emb,
+            similarity=artifacts.read_array(folder, schema.TOPIC_SIMILARITY),
+            distribution=distribution,
+        ),
         trends=None,  # recomputed by ``with_trends``
         model=PreviousModel(folder / schema.BERTOPIC_DIR),
         cluster_params=manifest.get("cluster_params", {}),
@@ -190,10 +193,10 @@ def with_trends(result: TopicResult, papers: pd.DataFrame, plan: IncrementalPlan
         counts = sparse.csr_matrix((len(new_texts), 0), dtype=np.int32)
     trends = add_papers(previous, papers["year"], result.topics, plan.new_mask, DocTerms(counts.tocsr(), vocabulary))
     growth = growth_per_year(trends.topic_years) if len(trends.years) >= 2 else {}
-    table = result.topic_table.copy()
+    table = result.tables.topics.copy()
     table["growth"] = [growth.get(int(t), np.nan) for t in table["topic"]]
     if "stability" not in table:  # built before stability was measured
         table["stability"] = np.nan
     if "label_support" not in table:  # built before label support was measured
         table["label_support"] = np.nan
-    return replace(result, trends=trends, topic_table=table)
+    return replace(result, trends=trends, tables=replace(result.tables, topics=table))

@@ -91,13 +91,13 @@ def test_fit_joins_no_texts_and_gives_what_joining_them_gives(monkeypatch):
         m.setattr(DataFrameGroupBy, "aggregate", spy)
         new = fit_topics(*inputs)
     assert not joins, f"{len(joins)} topics' texts were joined"
-    assert len(new.topic_table) == 6 and len(new.hierarchy) == 5
+    assert len(new.tables.topics) == 6 and len(new.tables.hierarchy) == 5
 
     with monkeypatch.context() as m:
         old = _fit_with_joins(m, inputs)
     np.testing.assert_array_equal(new.topics, old.topics)
-    pd.testing.assert_frame_equal(new.topic_table, old.topic_table)
-    pd.testing.assert_frame_equal(new.topic_terms, old.topic_terms)
-    pd.testing.assert_frame_equal(new.hierarchy, old.hierarchy)
+    pd.testing.assert_frame_equal(new.tables.topics, old.tables.topics)
+    pd.testing.assert_frame_equal(new.tables.topic_terms, old.tables.topic_terms)
+    pd.testing.assert_frame_equal(new.tables.hierarchy, old.tables.hierarchy)
     assert (new.model.c_tf_idf_ != old.model.c_tf_idf_).nnz == 0
-    np.testing.assert_array_equal(new.topic_embeddings, old.topic_embeddings)
+    np.testing.assert_array_equal(new.tables.topic_embeddings, old.tables.topic_embeddings)

@@ -75,7 +75,7 @@ def test_the_lineage_toolbar_never_covers_the_periods(browser, small_artifacts, 
     years = corpus.papers["year"].astype(float).to_numpy()
     periods = default_periods(corpus.papers["year"].dropna().astype(int).to_numpy())
     lin = lineage(years, corpus.papers["topic"].to_numpy(), np.asarray(corpus.embeddings), periods)
-    labels = dict(zip(corpus.topic_ids.tolist(), corpus.topics["label"], strict=True))
+    labels = dict(zip(corpus.topic_ids.tolist(), corpus.tables.topics["label"], strict=True))
     fig = figures.scale_text(cview.lineage_sankey(lin, labels, colours=corpus.colouring.colours), scale)
     page = _draw(browser, fig, tmp_path, f"lineage-{scale}")
     try:

@@ -46,12 +46,12 @@ def copy_build(root: Path, name: str, dest_root: Path, dest_name: str) -> Path:
 
 
 def test_load_corpus_aligns_tables_and_arrays(corpus):
-    n, k = corpus.n_papers, len(corpus.topics)
+    n, k = corpus.n_papers, len(corpus.tables.topics)
     assert n == 137 and k >= 1
     assert (corpus.papers["row"].to_numpy() == np.arange(n)).all()
     assert corpus.embeddings.shape[0] == n and isinstance(corpus.embeddings, np.memmap)
-    assert corpus.topic_distribution.shape == (n, k)
-    assert corpus.topic_similarity.shape == (k, k)
+    assert corpus.tables.distribution.shape == (n, k)
+    assert corpus.tables.similarity.shape == (k, k)
     assert corpus.xy.dtype == np.float32 and corpus.xy.shape == (n, 2)
     assert not corpus.xy.flags.writeable and not corpus.topic_index.flags.writeable
     # each paper's topic row points at its topic
@@ -245,7 +245,7 @@ def test_topic_table_reports_evidence(corpus):
 
 def test_nearest_topics_and_representatives(corpus):
     near = analysis.nearest_topics(corpus, 0, k=3)
-    assert all(pos != 0 for pos, _ in near) and len(near) == min(3, len(corpus.topics) - 1)
+    assert all(pos != 0 for pos, _ in near) and len(near) == min(3, len(corpus.tables.topics) - 1)
     assert analysis.representative_rows(corpus, 0)
 
 
@@ -418,7 +418,7 @@ def test_semantic_search_similar_papers_and_placement(corpus):
     assert row not in similar.rows and len(similar) == 10
     placed = search.place_vector(corpus, vector)
     # Cosine similarity to each topic's embedding, a plain number (not a distribution that sums to 1).
-    assert np.allclose(placed.similarities, np.asarray(corpus.topic_embeddings) @ vector, atol=1e-5)
+    assert np.allclose(placed.similarities, np.asarray(corpus.tables.topic_embeddings) @ vector, atol=1e-5)
     assert placed.top_topics[0] == int(np.argmax(placed.similarities))
     assert placed.nearest.rows[0] == row
     lo, hi = corpus.xy.min(axis=0), corpus.xy.max(axis=0)
@@ -539,11 +539,11 @@ def test_the_map_gets_11_bytes_a_paper_and_the_labels(corpus):
     assert np.array_equal(reassigned, corpus.papers["was_outlier"].to_numpy(dtype=bool))
     assert [t["colour"] for t in header["topics"]] == [corpus.topic_colour(t) for t in topics]
     # the blob computes the same colours from the papers alone (the offline export's way)
-    alone = unpack(points_blob(corpus.name, corpus.papers, corpus.topics).data)[0]
+    alone = unpack(points_blob(corpus.name, corpus.papers, corpus.tables.topics).data)[0]
     assert [t["colour"] for t in alone["topics"]] == [t["colour"] for t in header["topics"]]
-    assert [t["size"] for t in header["topics"]] == corpus.topics["size"].tolist()
+    assert [t["size"] for t in header["topics"]] == corpus.tables.topics["size"].tolist()
     # the id is the content: a renamed topic is a new container, the same corpus the same one
-    renamed = corpus.topics.assign(label=["Renamed"] + corpus.topics["label"].tolist()[1:])
+    renamed = corpus.tables.topics.assign(label=["Renamed"] + corpus.tables.topics["label"].tolist()[1:])
     assert points_blob(corpus.name, corpus.papers, renamed).id != blob.id
     assert mapview.corpus_points(corpus).id == blob.id
 
@@ -628,11 +628,11 @@ def test_labels_never_overlap():
 
 
 def test_topic_figures_build(corpus):
-    t = corpus.topics
-    assert overview_figures.intertopic_map(t, corpus.topic_similarity, selected=0).data
-    assert overview_figures.similarity_heatmap(t, corpus.topic_similarity, selected=0).data
-    z = overview_figures.linkage_from_hierarchy(corpus.hierarchy, corpus.topic_ids)
-    z = overview_figures.linkage_from_embeddings(corpus.topic_embeddings) if z is None else z
+    t = corpus.tables.topics
+    assert overview_figures.intertopic_map(t, corpus.tables.similarity, selected=0).data
+    assert overview_figures.similarity_heatmap(t, corpus.tables.similarity, selected=0).data
+    z = overview_figures.linkage_from_hierarchy(corpus.tables.hierarchy, corpus.topic_ids)
+    z = overview_figures.linkage_from_embeddings(corpus.tables.topic_embeddings) if z is None else z
     if z is not None:
         assert overview_figures.dendrogram(t, z, selected=int(t["topic"].iat[0])).data
     mds = overview_figures.classical_mds(1 - np.eye(4))

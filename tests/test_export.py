@@ -176,7 +176,7 @@ def test_weak_labels_carry_the_apps_mark_on_the_map_and_in_the_topic_list(small_
     shown = dict(zip(topics["topic"], labels, strict=True))
     assert {t["id"]: t["label"] for t in d["meta"]["topic_list"]} == shown  # the topic list (and its CSV)
     assert {t["id"]: t["label"] for t in d["points"][0]["topics"]} == shown  # the map's labels
-    app = data.load_corpus(tmp_path, "weak").topics
+    app = data.load_corpus(tmp_path, "weak").tables.topics
     assert dict(zip(app["topic"], app["label"], strict=True)) == shown  # as the app shows them
     assert load_side(tmp_path, "weak").labels == shown  # a comparison's rows, stored or in the file
     ref = reference_tables(tmp_path, "weak")[1]

@@ -151,7 +151,7 @@ def test_a_hand_replaced_corpus_folder_never_serves_the_old_builds_derived_data(
     assert seen_b == {
         "bm25_docs": 45,
         "map_points": 45,
-        "overview_topics": len(corpus_b.topics),
+        "overview_topics": len(corpus_b.tables.topics),
         "html_papers": 45,
     }
     # and back again: the first build's entries are found again, not rebuilt wrongly

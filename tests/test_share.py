@@ -225,26 +225,28 @@ def test_with_edits_keeps_tables_and_arrays_aligned(corpus):
     ids = corpus.topic_ids.tolist()
     doc = corpus.papers.loc[corpus.papers["topic"] == ids[0], "doc_id"].iloc[0]
     cur = Curation()
-    cur.rename(corpus.topics, corpus.papers, ids[0], "Renamed")
-    cur.merge(corpus.topics, corpus.papers, [ids[1], ids[2]])
-    cur.move(corpus.topics, corpus.papers, doc, ids[3])
+    cur.rename(corpus.tables.topics, corpus.papers, ids[0], "Renamed")
+    cur.merge(corpus.tables.topics, corpus.papers, [ids[1], ids[2]])
+    cur.move(corpus.tables.topics, corpus.papers, doc, ids[3])
     out = data.with_edits(corpus, cur.edits, "k1")
-    k = len(out.topics)
-    assert k == len(corpus.topics) - 1 and out.key != corpus.key and out.text_key == corpus.text_key
-    assert out.topic_distribution.shape == (corpus.n_papers, k) and out.topic_similarity.shape == (k, k)
-    assert np.allclose(np.asarray(out.topic_distribution).sum(axis=1), 1, atol=1e-4)
-    assert out.topic_embeddings.shape[0] == k and set(out.topic_terms["topic"]) <= set(out.topic_ids)
+    k = len(out.tables.topics)
+    assert k == len(corpus.tables.topics) - 1 and out.key != corpus.key and out.text_key == corpus.text_key
+    assert out.tables.distribution.shape == (corpus.n_papers, k) and out.tables.similarity.shape == (k, k)
+    assert np.allclose(np.asarray(out.tables.distribution).sum(axis=1), 1, atol=1e-4)
+    assert out.tables.topic_embeddings.shape[0] == k and set(out.tables.topic_terms["topic"]) <= set(out.topic_ids)
     known = out.topic_index >= 0
     assert (out.topic_ids[out.topic_index[known]] == out.papers["topic"].to_numpy()[known]).all()
-    assert out.topic_label(ids[0]) == "Renamed" and out.topics["curated"].sum() == 2
+    assert out.topic_label(ids[0]) == "Renamed" and out.tables.topics["curated"].sum() == 2
     row = out.paper_pos(doc)
     assert out.papers["topic"].iat[row] == ids[3] and out.papers["moved"].iat[row]
-    assert out.papers["topic_prob"].iat[row] == pytest.approx(out.topic_distribution[row, out.topic_pos(ids[3])])
+    assert out.papers["topic_prob"].iat[row] == pytest.approx(out.tables.distribution[row, out.topic_pos(ids[3])])
     header, _ = unpack(mapview.corpus_points(out).data)
     assert [t["label"] for t in header["topics"] if t["id"] == ids[0]] == ["Renamed"]  # the map's labels follow
-    assert out.topics["size"].sum() == corpus.n_papers and corpus.topic_label(ids[0]) != "Renamed"  # base untouched
     assert (
-        overview_figures.linkage_from_hierarchy(out.hierarchy, out.topic_ids) is None
+        out.tables.topics["size"].sum() == corpus.n_papers and corpus.topic_label(ids[0]) != "Renamed"
+    )  # base untouched
+    assert (
+        overview_figures.linkage_from_hierarchy(out.tables.hierarchy, out.topic_ids) is None
     )  # the stored tree no longer fits
 
 
@@ -273,7 +275,7 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     # applied everywhere: topic table, map labels, paper page, the offline HTML
     at = open_app(own_root, monkeypatch, "pages/topics.py", corpus="small")
     table = at.dataframe[0].value
-    assert label in table["label"].tolist() and len(table) == len(base.topics) - 1
+    assert label in table["label"].tolist() and len(table) == len(base.tables.topics) - 1
     at = open_app(own_root, monkeypatch, corpus="small")
     blobs = [unpack(c.proto.bytes)[0] for c in at.main.get("bidi_component") if c.proto.bytes.startswith(b"ATLM")]
     labels = [t["label"] for b in blobs if b["kind"] == "points" for t in b["topics"]]
@@ -295,8 +297,8 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     assert build([SMALL_CORPUS], "small", own_root, config, encoder=TEST_ENCODER).mode == "full"
     rebuilt = data.get_corpus(own_root, "small")
     assert rebuilt.build_id != base.build_id
-    assert label in rebuilt.topics["label"].tolist() and not rebuilt.skipped_edits
-    assert len(rebuilt.topics) == len(data.load_corpus(own_root, "small").topics) - 1
+    assert label in rebuilt.tables.topics["label"].tolist() and not rebuilt.skipped_edits
+    assert len(rebuilt.tables.topics) == len(data.load_corpus(own_root, "small").tables.topics) - 1
     at = open_app(own_root, monkeypatch, "pages/topics.py", corpus="small")
     assert label in at.dataframe[0].value["label"].tolist()
 

@@ -129,7 +129,9 @@ def test_the_build_stores_label_support_and_the_app_marks_weak_labels(small_arti
     stored = pd.read_parquet(folder / schema.TOPICS)
     assert "label_support" in stored and stored["label_support"].between(0, 1).all()
     corpus = data.load_corpus(small_artifacts, "small")
-    for raw, support, shown in zip(stored["label"], stored["label_support"], corpus.topics["label"], strict=True):
+    for raw, support, shown in zip(
+        stored["label"], stored["label_support"], corpus.tables.topics["label"], strict=True
+    ):
         assert shown == (raw + WEAK_MARK if round(support, 2) < WEAK_SUPPORT else raw)
         assert corpus.topic_label(int(stored.loc[stored["label"] == raw, "topic"].iat[0])) == shown
 
@@ -162,7 +164,10 @@ def test_a_build_without_label_support_still_opens(small_artifacts, tmp_path):
     topics = pd.read_parquet(root / "small" / schema.TOPICS).drop(columns="label_support")
     topics.to_parquet(root / "small" / schema.TOPICS, index=False)
     corpus = data.load_corpus(root, "small")
-    assert corpus.topics["label_support"].isna().all() and not corpus.topics["label"].str.endswith(WEAK_MARK).any()
+    assert (
+        corpus.tables.topics["label_support"].isna().all()
+        and not corpus.tables.topics["label"].str.endswith(WEAK_MARK).any()
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -227,7 +232,7 @@ def test_the_paper_page_says_why_its_topic_and_its_abstracts_closest_topic_diffe
 
 
 def test_the_paper_page_is_quiet_when_they_agree(small_artifacts, corpus, monkeypatch):
-    sims = np.asarray(corpus.embeddings) @ np.asarray(corpus.topic_embeddings).T
+    sims = np.asarray(corpus.embeddings) @ np.asarray(corpus.tables.topic_embeddings).T
     agree = np.flatnonzero(corpus.topic_ids[np.argmax(sims, axis=1)] == corpus.papers["topic"].to_numpy())
     at = run(
         small_artifacts, monkeypatch, "pages/paper.py", corpus="small", paper=corpus.papers["doc_id"].iat[agree[0]]
@@ -245,7 +250,7 @@ def test_coherence_is_hidden_below_the_measured_size(corpus):
     note = analysis.coherence_note(corpus)
     assert note and "too few" in note
     assert analysis.topic_table(corpus)["coherence"].isna().all()
-    assert corpus.topics["coherence"].notna().all()  # stored, just not shown
+    assert corpus.tables.topics["coherence"].notna().all()  # stored, just not shown
 
 
 # ------------------------------------------------------------------------------------------
@@ -457,5 +462,5 @@ def test_the_map_tables_score_is_named_for_what_it_is_not_a_fit(small_artifacts,
     shown = table.value["similarity"].to_numpy()
     assert (np.diff(shown) <= 0).all()  # most typical first, by the number shown
     rows = corpus.papers.index[corpus.papers["topic"] == topic].to_numpy()
-    expected = np.asarray(corpus.embeddings)[rows] @ np.asarray(corpus.topic_embeddings)[0]
+    expected = np.asarray(corpus.embeddings)[rows] @ np.asarray(corpus.tables.topic_embeddings)[0]
     assert np.allclose(np.sort(shown)[::-1], np.sort(expected)[::-1], atol=1e-5)  # the cosine it says it is
