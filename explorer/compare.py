@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.data import Corpus
-from explorer.figures import CONTEXT, INK, _base, esc, topic_colour
+from explorer.figures import CONTEXT, INK, base_layout, esc, topic_colour
 from explorer.mapview import Overlay
 from pipeline import compare as cmp
 from pipeline import comparison as stored_comparisons
@@ -196,7 +196,7 @@ def share_changes_figure(
                          arrayminus=(shares["share_after"] - shares["lo_after"]) * 100, color="#6a6a6a", thickness=1.5),
         )
     )  # fmt: skip
-    fig = _base(fig, height=max(260, height_per_row * len(shares) + 110), title=title, legend=True)
+    fig = base_layout(fig, height=max(260, height_per_row * len(shares) + 110), title=title, legend=True)
     fig.update_yaxes(autorange="reversed", automargin=True, type="category")
     fig.update_xaxes(title="share of papers (%), with intervals", rangemode="tozero", ticksuffix="%")
     fig.update_layout(legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1, xanchor="right"))
@@ -218,7 +218,7 @@ def terms_figure(terms: pd.DataFrame, *, new: str, ref: str, top: int = 15) -> g
             + esc(ref) + ": %{customdata[2]:,} papers (%{customdata[3]:.1f}%)<br>z = %{x:.1f}<extra></extra>",
         )
     )  # fmt: skip
-    fig = _base(fig, height=max(260, 24 * len(table) + 100), title=f"Terms that tell {new} from {ref}")
+    fig = base_layout(fig, height=max(260, 24 * len(table) + 100), title=f"Terms that tell {new} from {ref}")
     fig.update_yaxes(autorange="reversed", automargin=True, type="category")
     fig.update_xaxes(
         title=f"← used less in {esc(new)}   ·   z of the log-odds ratio   ·   used more →",
@@ -239,7 +239,7 @@ def novelty_figure(papers: pd.DataFrame, null_p95: float, *, new: str, ref: str)
         x=null_p95, line=dict(color=FAR, width=3, dash="dash"),
         annotation=dict(text=f"farther than 95% of {esc(ref)}'s own papers", font=dict(color=INK, size=13)),
     )  # fmt: skip
-    fig = _base(fig, height=260, title=f"How far each paper of {new} lies from {ref}")
+    fig = base_layout(fig, height=260, title=f"How far each paper of {new} lies from {ref}")
     fig.update_xaxes(title="novelty: 1 − mean similarity to the 5 closest reference papers")
     fig.update_yaxes(title="papers")
     return fig
@@ -332,7 +332,7 @@ def matching_sankey(
     )  # fmt: skip
     # Nodes are as tall as their papers, and at least a label's line apart (``LABEL_PAD``): small
     # reference topics' labels never stack on one another.
-    fig = _base(
+    fig = base_layout(
         fig, height=max(height, (LABEL_PAD + 6) * max(len(sources), len(targets)) + 120),
         title=f"{left} topics (left) → {right} topics (right), coloured by status",
     )  # fmt: skip
@@ -390,7 +390,7 @@ def lineage_sankey(
             ),
         )
     )  # fmt: skip
-    fig = _base(fig, height=max(height, (LABEL_PAD + 6) * int(nodes.groupby("period").size().max() or 1) + 110))
+    fig = base_layout(fig, height=max(height, (LABEL_PAD + 6) * int(nodes.groupby("period").size().max() or 1) + 110))
     # The chart's toolbar (plotly's mode bar) takes the top MODEBAR_PX of the figure when the pointer
     # is over it: the flow starts below it, and the periods' names sit under their columns.
     for i, name in enumerate(periods):

@@ -29,15 +29,15 @@ __all__ = ["CONTEXT", "INK", "OUTLIER", "PALETTE", "topic_colour", "topic_colour
 Colours = Mapping[int, str] | None
 
 
-def _colour(topic: int, colours: Colours) -> str:
+def colour_of(topic: int, colours: Colours) -> str:
     topic = int(topic)
     if topic < 0:
         return OUTLIER
     return colours[topic] if colours and topic in colours else topic_colour(topic)
 
 
-def _colours(topics, colours: Colours) -> list[str]:
-    return [_colour(t, colours) for t in topics]
+def colours_of(topics, colours: Colours) -> list[str]:
+    return [colour_of(t, colours) for t in topics]
 
 
 FONT = dict(family="Source Sans Pro, Segoe UI, Helvetica, Arial, sans-serif", size=15, color=INK)
@@ -66,7 +66,7 @@ def esc(text: object, limit: int | None = None) -> str:
     return html.escape(s, quote=False)
 
 
-def _base(fig: go.Figure, *, height: int, title: str | None = None, legend: bool = False) -> go.Figure:
+def base_layout(fig: go.Figure, *, height: int, title: str | None = None, legend: bool = False) -> go.Figure:
     fig.update_layout(
         template="plotly_white",
         height=height,
@@ -132,11 +132,11 @@ def keyword_bars(
     terms = [esc(t, 40) for t in terms]
     fig = go.Figure(
         go.Bar(
-            x=list(weights), y=terms, orientation="h", marker_color=_colour(topic, colours),
+            x=list(weights), y=terms, orientation="h", marker_color=colour_of(topic, colours),
             hovertemplate="%{y}: c-TF-IDF %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig = _base(fig, height=max(220, 30 * len(terms) + 60), title=title)
+    fig = base_layout(fig, height=max(220, 30 * len(terms) + 60), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(title="c-TF-IDF weight")
     return fig
@@ -169,12 +169,14 @@ def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float, colours: Col
     fig.add_trace(
         go.Bar(
             x=ranked["p_topic"] * 100, y=terms, orientation="h", name="share of this topic's terms",
-            marker_color=_colour(topic, colours), width=0.5, customdata=custom,
+            marker_color=colour_of(topic, colours), width=0.5, customdata=custom,
             hovertemplate="<b>%{y}</b><br>in topic: %{x:.2f}% (%{customdata[1]:,} uses)<br>in corpus: %{customdata[2]:.2f}%"
             "<br>c-TF-IDF %{customdata[0]:.3f}<br>relevance %{customdata[3]:.2f}<extra></extra>",
         )
     )  # fmt: skip
-    fig = _base(fig, height=max(240, 30 * len(terms) + 90), title=f"Most relevant terms at λ = {lam:.2f}", legend=True)
+    fig = base_layout(
+        fig, height=max(240, 30 * len(terms) + 90), title=f"Most relevant terms at λ = {lam:.2f}", legend=True
+    )
     fig.update_layout(barmode="overlay", legend=dict(orientation="h", y=-0.12, x=0, yanchor="top"), margin=dict(b=70))
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(ticksuffix="%")
@@ -201,12 +203,12 @@ def topic_similarity_bars(
     sims = [float(s) for s in similarities]
     fig = go.Figure(
         go.Bar(
-            x=sims, y=names, orientation="h", marker_color=_colours(topics, colours),
+            x=sims, y=names, orientation="h", marker_color=colours_of(topics, colours),
             marker_line=dict(width=[3 if t == assigned else 0 for t in topics], color=INK),
             text=[f"{s:.2f}" for s in sims], textposition="auto", hovertemplate="%{y}: cosine %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig = _base(fig, height=height or max(160, 38 * len(names) + (84 if title else 40)), title=title)
+    fig = base_layout(fig, height=height or max(160, 38 * len(names) + (84 if title else 40)), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(range=[min(0.0, *sims), 1], title_text="cosine similarity to the topic")
     return fig

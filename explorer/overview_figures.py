@@ -2,7 +2,7 @@
 distance map (classical MDS of topic embeddings, labels placed so that none overlap), the topic
 similarity heatmap and the hierarchy's dendrogram, with the scipy linkage they are drawn from.
 
-The look they share (``_base``, ``esc``, colours) is ``explorer.figures``'s.
+The look they share (``base_layout``, ``esc``, colours) is ``explorer.figures``'s.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer.figures import INK, Colours, _base, _colour, _colours, esc
+from explorer.figures import INK, Colours, base_layout, colour_of, colours_of, esc
 
 
 def place_labels(
@@ -104,12 +104,12 @@ def intertopic_map(
             hovertext=[f"<b>{i} · {lab}</b>" for i, lab in zip(ids, labels, strict=True)],
             hovertemplate="%{hovertext}<br>%{customdata[1]:,} papers (%{customdata[2]:.1f}%)<extra></extra>",
             marker=dict(
-                size=diameter, color=_colours(ids, colours), opacity=0.55,
+                size=diameter, color=colours_of(ids, colours), opacity=0.55,
                 line=dict(width=np.where(sel, 4, 1), color=np.where(sel, INK, "white")),
             ),
         )
     )  # fmt: skip
-    fig = _base(fig, height=height, title="Intertopic distance (MDS of topic embeddings; area = papers)")
+    fig = base_layout(fig, height=height, title="Intertopic distance (MDS of topic embeddings; area = papers)")
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
     return fig
@@ -145,7 +145,9 @@ def similarity_heatmap(
             hovertemplate="%{y}<br>%{x}<br>cosine %{z:.2f}<extra></extra>", colorbar=dict(title="cosine", thickness=14),
         )
     )  # fmt: skip
-    fig = _base(fig, height=max(height, min(1400, 18 * k + 200)), title="Topic similarity (cosine of topic embeddings)")
+    fig = base_layout(
+        fig, height=max(height, min(1400, 18 * k + 200)), title="Topic similarity (cosine of topic embeddings)"
+    )
     fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=12))
     fig.update_xaxes(automargin=True, tickangle=-45, tickfont=dict(size=12))
     if selected is not None and selected in topics["topic"].tolist():
@@ -222,18 +224,20 @@ def dendrogram(
     for on_path, (xs, ys) in segments.items():
         if xs:
             line = (
-                dict(color=_colour(int(selected), colours), width=3.5) if on_path else dict(color="#8A8A8A", width=1.6)
+                dict(color=colour_of(int(selected), colours), width=3.5)
+                if on_path
+                else dict(color="#8A8A8A", width=1.6)
             )
             fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=line, hoverinfo="skip"))
     text = [f"{ids[leaf]} · {esc(topics['label'].iat[leaf], 30)}" for leaf in leaves]
     fig.add_trace(
         go.Scatter(
             x=[start] * k, y=pos[leaves], mode="markers", hovertext=text, hovertemplate="%{hovertext}<extra></extra>",
-            marker=dict(size=[15 if leaf == sel else 9 for leaf in leaves], color=[_colour(ids[leaf], colours) for leaf in leaves],
+            marker=dict(size=[15 if leaf == sel else 9 for leaf in leaves], color=[colour_of(ids[leaf], colours) for leaf in leaves],
                         line=dict(width=[2 if leaf == sel else 0 for leaf in leaves], color=INK)),
         )
     )  # fmt: skip
-    fig = _base(fig, height=max(260, 24 * k + 80), title="Topic hierarchy")
+    fig = base_layout(fig, height=max(260, 24 * k + 80), title="Topic hierarchy")
     ticktext = [f"<b>{t}</b>" if leaf == sel else t for t, leaf in zip(text, leaves, strict=True)]
     fig.update_yaxes(
         tickvals=pos[leaves], ticktext=ticktext, showgrid=False, zeroline=False, automargin=True, tickfont=dict(size=13)

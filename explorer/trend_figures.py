@@ -3,7 +3,7 @@ shares of each year's papers with the compared periods shaded, emerging and decl
 two periods, and, for a corpus without years, plain distributions and its distinctive terms against
 the background.
 
-The look they share (``_base``, ``esc``, colours) is ``explorer.figures``'s.
+The look they share (``base_layout``, ``esc``, colours) is ``explorer.figures``'s.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer.figures import PALETTE, Colours, _base, _colour, esc
+from explorer.figures import PALETTE, Colours, base_layout, colour_of, esc
 
 
 def topic_share_lines(
@@ -40,7 +40,7 @@ def topic_share_lines(
         fig.add_trace(
             go.Scatter(
                 x=part["year"], y=part["share"] * 100, mode="lines+markers", name=name,
-                line=dict(color=_colour(topic, colours), width=3.5 if topic == selected else 2), opacity=1 if emph else 0.3,
+                line=dict(color=colour_of(topic, colours), width=3.5 if topic == selected else 2), opacity=1 if emph else 0.3,
                 customdata=np.column_stack([part["n"], part["n_papers"]]),
                 hovertemplate=f"<b>{name}</b><br>%{{x}}: %{{y:.1f}}% (%{{customdata[0]:,}} of %{{customdata[1]:,}} papers)<extra></extra>",
             )
@@ -80,7 +80,7 @@ def _year_shares_layout(
 ) -> go.Figure:
     """Axes of a chart of shares of each year's papers (percent, from zero; one tick per year up to
     20), with the two compared ``periods`` (earlier, later) shaded."""
-    fig = _base(fig, height=height, title=title, legend=True)
+    fig = base_layout(fig, height=height, title=title, legend=True)
     fig.update_yaxes(title="% of the year's papers", ticksuffix="%", rangemode="tozero")
     fig.update_xaxes(title="year", dtick=1 if shares["year"].nunique() <= 20 else None)
     for (lo, hi), name, colour in zip(periods or (), ("earlier", "later"), ("#9E9E9E", "#0072B2"), strict=False):
@@ -107,7 +107,7 @@ def distribution_bars(
             x=list(values), y=names, orientation="h", marker_color=colours, hovertemplate="%{y}: %{x:,}<extra></extra>"
         )
     )
-    fig = _base(fig, height=height or max(240, 28 * len(names) + 70), title=title)
+    fig = base_layout(fig, height=height or max(240, 28 * len(names) + 70), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(title=xtitle)
     return fig
@@ -133,7 +133,7 @@ def change_bars(table: pd.DataFrame, *, label: str, title: str, height: int | No
             "<br>log-odds z %{customdata[4]:+.1f}<extra></extra>",
         )
     )  # fmt: skip
-    fig = _base(fig, height=height or max(240, 26 * len(names) + 80), title=title)
+    fig = base_layout(fig, height=height or max(240, 26 * len(names) + 80), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(title="change in share (points)", zeroline=True, zerolinewidth=2, zerolinecolor="#555")
     return fig
@@ -162,7 +162,7 @@ def distinctive_bars(table: pd.DataFrame, *, corpus_name: str, height: int | Non
             customdata=table["bg_df"], hovertemplate="<b>%{y}</b><br>%{x:.2f}% of background abstracts (%{customdata:,})<extra></extra>",
         )
     )  # fmt: skip
-    fig = _base(
+    fig = base_layout(
         fig, height=height or max(260, 34 * len(terms) + 110), title="Distinctive terms (vs. ML abstracts)", legend=True
     )
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.08, x=0, yanchor="top"), margin=dict(b=60))

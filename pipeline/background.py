@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline.vocab import _analyzer_tokens, make_vectorizer
+from pipeline.vocab import keeps_token, make_vectorizer
 
 #: The shipped background, relative to the repository root.
 FOLDER = Path(__file__).resolve().parent.parent / "assets" / "background"
@@ -87,7 +87,7 @@ def make(texts: Sequence[str], *, min_df: int = MIN_DF, ngram_range: tuple[int, 
     counts.data[:] = 1
     df = np.asarray(counts.sum(axis=0)).ravel().astype(np.int32)
     terms = vec.get_feature_names_out()
-    keep = np.array([all(_analyzer_tokens(t) for t in term.split()) for term in terms], dtype=bool)
+    keep = np.array([all(keeps_token(t) for t in term.split()) for term in terms], dtype=bool)
     return pd.DataFrame({"term": terms[keep].astype(str), "df": df[keep]}).reset_index(drop=True)
 
 

@@ -54,7 +54,7 @@ from pipeline.comparison import (
     stored,
 )
 from pipeline.distinctive import distinctive_terms, shared_document_frequencies
-from pipeline.intervals import _z, detectable_change, share_changes
+from pipeline.intervals import detectable_change, share_changes, z_quantile
 from pipeline.labels import shown_labels
 from pipeline.novelty import NoveltyNull
 from pipeline.place import map_position, vote_topics
@@ -254,7 +254,7 @@ def _shares_summary(then: np.ndarray, shares: pd.DataFrame, n_ref: int, n_new: i
     """The share changes' headline numbers: how large a rise a typical topic must show, how many moved."""
     typical = float(np.median(then / max(n_ref, 1))) if len(then) else float("nan")
     return SharesSummary(
-        z=_z(params.level, len(then)),
+        z=z_quantile(params.level, len(then)),
         typical_share=typical,
         detectable_rise=detectable_change(typical, n_ref, n_new, level=params.level, tests=len(then))
         if len(then)

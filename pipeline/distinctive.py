@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import labels
-from pipeline.intervals import _z, newcombe
+from pipeline.intervals import newcombe, z_quantile
 from pipeline.logodds import DEFAULT_PRIOR_MASS, log_odds
 from pipeline.side import Side
 from pipeline.vocab import make_vectorizer
@@ -159,7 +159,7 @@ def distinctive_terms(
         return pd.DataFrame(columns=cols)
     a, b = df["df_new"].to_numpy(), df["df_ref"].to_numpy()
     lo = log_odds(a, b, prior_mass=prior_mass)
-    d_lo, d_hi = newcombe(a, n_new, b, n_ref, _z(0.95))
+    d_lo, d_hi = newcombe(a, n_new, b, n_ref, z_quantile(0.95))
     agrees = np.where(lo.z > 0, d_lo > 0, d_hi < 0)
     terms = df["term"].to_numpy(dtype=object)
     picked = []

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 
-def _z(level: float, tests: int = 1) -> float:
+def z_quantile(level: float, tests: int = 1) -> float:
     """Two-sided normal quantile for ``level``, Bonferroni-corrected over ``tests``."""
     from statistics import NormalDist
 
@@ -63,7 +63,7 @@ def share_changes(
     """
     before = np.asarray(counts_before, dtype=np.int64)
     after = np.asarray(counts_after, dtype=np.int64)
-    z = _z(level, len(before))
+    z = z_quantile(level, len(before))
     lo_b, hi_b = wilson(before, total_before, z)
     lo_a, hi_a = wilson(after, total_after, z)
     d_lo, d_hi = newcombe(after, total_after, before, total_before, z)
@@ -89,7 +89,7 @@ def share_changes(
 
 def detectable_change(share: float, total_before: int, total_after: int, *, level: float, tests: int) -> float:
     """The smallest rise of a topic of ``share`` that the intervals would call a change (fraction)."""
-    z = _z(level, tests)
+    z = z_quantile(level, tests)
     before = round(share * total_before)
     for step in range(1, total_after + 1):
         after = round(share * total_after) + step

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.intervals import share_changes
-from pipeline.novelty import _rows, neighbours
+from pipeline.novelty import neighbours, rows_of
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def lineage(
         before, after = np.flatnonzero(which == i - 1), np.flatnonzero(which == i)
         if len(before) == 0 or len(after) == 0:
             continue
-        idx, _ = neighbours(_rows(embeddings, after), _rows(embeddings, before), k)
+        idx, _ = neighbours(rows_of(embeddings, after), rows_of(embeddings, before), k)
         votes = np.zeros((len(topic_ids), len(topic_ids)))
         src = col[before][idx]  # (after, k) topics of the earlier neighbours
         dst = np.repeat(col[after][:, None], idx.shape[1], axis=1)

@@ -111,12 +111,12 @@ def novelty_null(
         picked = np.sort(known[order[:size]])
     else:
         picked = np.sort(rng.choice(len(rows), size=size, replace=False))
-    corpus = _rows(embeddings, rows)
+    corpus = rows_of(embeddings, rows)
     _, sims = neighbours(corpus[picked], corpus, k, exclude=picked)
     return NoveltyNull(np.sort(novelty_scores(sims, k)), k)
 
 
-def _rows(embeddings: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def rows_of(embeddings: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``embeddings[rows]`` without copying when ``rows`` is every row."""
     if len(rows) == len(embeddings) and (len(rows) == 0 or (rows[0] == 0 and rows[-1] == len(rows) - 1)):
         return embeddings

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.comparison import CompareError, CompareParams
-from pipeline.novelty import NoveltyNull, _rows, neighbours, novelty_null, novelty_scores
+from pipeline.novelty import NoveltyNull, neighbours, novelty_null, novelty_scores, rows_of
 from pipeline.side import Side
 
 
@@ -191,7 +191,7 @@ def lookup(side: Side, rows: np.ndarray, other: Side, other_rows: np.ndarray, pa
     own = pd.Index(side.doc_ids[rows]).get_indexer(other.doc_ids[other_rows]) < 0
     pool = other_rows[own]  # a paper is never its own neighbour
     width = max(params.k, params.novelty_k, params.listed)
-    corpus = _rows(other.embeddings, pool)
+    corpus = rows_of(other.embeddings, pool)
     null = novelty_null(
         corpus, params.novelty_k, sample=params.null_sample, seed=params.seed,
         years=other.years[pool] if params.null_recent else None,

@@ -51,7 +51,7 @@ def stop_words() -> list[str]:
     return sorted(ENGLISH_STOP_WORDS | ACADEMIC_STOP_WORDS)
 
 
-def _analyzer_tokens(token: str) -> bool:
+def keeps_token(token: str) -> bool:
     return len(token) >= 2 and not token.replace("-", "").isdigit()
 
 
@@ -115,7 +115,7 @@ COUNT_CHUNK = 50_000
 def doc_terms(texts: list[str], *, ngram_range=(1, 2), min_df: int | None = None) -> DocTerms:
     """Count terms in each text (cleaned modelling text).
 
-    Terms that fail ``_analyzer_tokens`` (too short, digits only) are dropped; so are terms used
+    Terms that fail ``keeps_token`` (too short, digits only) are dropped; so are terms used
     by more than 60% of papers (they separate nothing) when the corpus has 20 papers or more.
 
     Up to ``VOCAB_SAMPLE`` papers the vocabulary is every term used by ``min_df`` papers. Beyond,
@@ -137,7 +137,7 @@ def doc_terms(texts: list[str], *, ngram_range=(1, 2), min_df: int | None = None
     except ValueError:  # empty vocabulary (e.g. every word is a stop word)
         return empty
     terms = vec.get_feature_names_out()
-    keep = np.array([all(_analyzer_tokens(t) for t in term.split()) for term in terms], dtype=bool)
+    keep = np.array([all(keeps_token(t) for t in term.split()) for term in terms], dtype=bool)
     return DocTerms(counts[:, keep].tocsr(), terms[keep])
 
 
@@ -151,7 +151,7 @@ def _doc_terms_sampled(texts: list[str], *, ngram_range, min_df: int, max_df: fl
     except ValueError:
         return None
     del sample
-    candidates = np.array([t for t in candidates if all(_analyzer_tokens(w) for w in t.split())], dtype=object)
+    candidates = np.array([t for t in candidates if all(keeps_token(w) for w in t.split())], dtype=object)
     vec = make_vectorizer(ngram_range=ngram_range, vocabulary={t: i for i, t in enumerate(candidates)})
     counts = sparse.vstack(
         [vec.transform(texts[start : start + COUNT_CHUNK]) for start in range(0, n, COUNT_CHUNK)], format="csr"

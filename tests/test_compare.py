@@ -56,8 +56,8 @@ def test_intervals_widen_with_the_number_of_topics_compared():
     one = iv.share_changes(np.array([50]), 1_000, np.array([8]), 100)
     many = iv.share_changes(np.array([50] * 20), 20_000, np.array([8] * 20), 2_000)
     assert (one["change_hi"] - one["change_lo"]).iat[0] > 0
-    assert iv._z(0.95, 20) > iv._z(0.95, 1)
-    assert np.isclose(iv._z(0.95, 1), 1.959964, atol=1e-5)
+    assert iv.z_quantile(0.95, 20) > iv.z_quantile(0.95, 1)
+    assert np.isclose(iv.z_quantile(0.95, 1), 1.959964, atol=1e-5)
     assert many["verdict"].eq("no clear change").all()
 
 
