@@ -76,8 +76,9 @@ def load(name: str, art: Path):
 
 
 def run_variant(name, x, labels, variant: dict, seeds, knn, umap_cache: dict) -> dict:
-    import pipeline.cluster as clustering
-    from pipeline.cluster import cluster, uses_projection
+    import pipeline.cluster_consensus as clustering
+    from pipeline.cluster import cluster
+    from pipeline.cluster_params import uses_projection
     from pipeline.reduce import cluster_projection
 
     config = BuildConfig()

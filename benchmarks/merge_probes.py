@@ -35,6 +35,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from graph_clustering import load  # noqa: E402
 
 import pipeline.cluster as C  # noqa: E402
+import pipeline.cluster_consensus as consensus  # noqa: E402
+import pipeline.cluster_params as params  # noqa: E402
+import pipeline.cluster_refine as refine  # noqa: E402
 from pipeline.config import BuildConfig, ClusterParams  # noqa: E402
 from pipeline.evaluate import clustering_scores, stability  # noqa: E402
 
@@ -81,8 +84,9 @@ def _agreement(micro: np.ndarray, finals: list[np.ndarray]) -> tuple[np.ndarray,
 
 
 def patch_merge(min_share: float, runs_too: bool, method: str) -> None:
-    """Replace the merges in ``pipeline.cluster`` (a probe; the module is changed in place)."""
-    original_merge_to = C.merge_to
+    """Replace the merges in ``pipeline.cluster`` and ``pipeline.cluster_consensus`` (a probe; the
+    modules are changed in place)."""
+    original_merge_to = refine.merge_to
 
     def merge_by_agreement(micro, finals, k):
         if len(np.unique(micro[micro != -1])) <= k:
@@ -98,7 +102,7 @@ def patch_merge(min_share: float, runs_too: bool, method: str) -> None:
             return original_merge_to(labels, embeddings, k)
         from sklearn.metrics.pairwise import cosine_distances
 
-        ids, vectors = C.centroids(labels, embeddings)
+        ids, vectors = refine.centroids(labels, embeddings)
         if len(ids) <= k:
             return labels
         sizes = np.array([(labels == i).sum() for i in ids], dtype=float)
@@ -109,8 +113,8 @@ def patch_merge(min_share: float, runs_too: bool, method: str) -> None:
         lookup = dict(zip(ids.tolist(), groups.tolist(), strict=True))
         return np.array([lookup.get(int(c), -1) for c in labels], dtype=np.int64)
 
-    C.merge_by_agreement = merge_by_agreement
-    C.merge_to = merge_to
+    consensus.merge_by_agreement = merge_by_agreement
+    consensus.merge_to = C.merge_to = merge_to
 
 
 def propagate(labels: np.ndarray, knn: np.ndarray, rounds: int = 20) -> np.ndarray:
@@ -147,13 +151,13 @@ def clusterer(probe: str):
         steps, smoothing = (int(args[0]), args[1] == "smooth") if name == "steps" else (0, True)
 
         def run(x, knn, seed):
-            p = C.resolve_params(dataclasses.replace(ClusterParams(), seed=seed), len(x))
-            labels = C.graph_topics(knn, x, p)
-            labels = C.reassign_outliers(propagate(labels, knn) if name == "propagate" else labels, x)
-            labels = C.refine(labels, x, steps)
+            p = params.resolve_params(dataclasses.replace(ClusterParams(), seed=seed), len(x))
+            labels = consensus.graph_topics(knn, x, p)
+            labels = refine.reassign_outliers(propagate(labels, knn) if name == "propagate" else labels, x)
+            labels = refine.refine(labels, x, steps)
             if smoothing and p.smooth_k:
-                labels = C.smooth(labels, knn, p.smooth_k)
-            return C.canonical_labels(labels)
+                labels = refine.smooth(labels, knn, p.smooth_k)
+            return refine.canonical_labels(labels)
 
         return run
     return lambda x, knn, seed: C.cluster(None, x, ClusterParams(seed=seed), knn=knn).labels

@@ -20,11 +20,11 @@ Writes one JSON line per run and one summary per corpus and variant to
 Baselines (``--baselines``): k-means at the number of labels and at our number of topics, vanilla
 BERTopic + ``reduce_outliers``, on the same embeddings and seeds.
 
-Variants set the module constants of ``pipeline.cluster`` for the run: ``base`` (the defaults),
+Variants set the clustering modules' constants for the run: ``base`` (the defaults),
 ``refineN`` (N k-means steps after the merge), ``cap`` (no merge makes a topic of more than 12% of
-the papers that is looser than the median one, ``pipeline.cluster.CAP_LARGE``), ``shareNN`` (each
-Leiden run sees NN% of the papers, ``pipeline.cluster.RUN_SHARE``), ``runsNN`` (NN runs up to
-5,000 papers, ``pipeline.cluster.RUNS_FULL``); join them with ``+``. In the results file, ``v5``
+the papers that is looser than the median one, ``pipeline.cluster_consensus.CAP_LARGE``), ``shareNN`` (each
+Leiden run sees NN% of the papers, ``pipeline.cluster_consensus.RUN_SHARE``), ``runsNN`` (NN runs up to
+5,000 papers, ``pipeline.cluster_params.RUNS_FULL``); join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``).
 
@@ -49,7 +49,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_scale import DATA  # noqa: E402  (the shared data folder, found as every benchmark finds it)
+from pipeline import baselines as bl  # noqa: E402
 from pipeline import cluster as C  # noqa: E402
+from pipeline import cluster_consensus, cluster_params, cluster_refine  # noqa: E402
 from pipeline import evaluate as ev  # noqa: E402
 from pipeline.embed import embed_texts  # noqa: E402
 from pipeline.ingest import ingest  # noqa: E402
@@ -99,11 +101,11 @@ def apply_variant(variant: str) -> None:
         if part.startswith("refine"):
             C.REFINE_STEPS = int(part[len("refine") :])
         elif part == "cap":
-            C.CAP_LARGE = True
+            cluster_consensus.CAP_LARGE = True
         elif part.startswith("runs"):
-            C.RUNS_FULL = int(part[len("runs") :])
+            cluster_params.RUNS_FULL = int(part[len("runs") :])
         elif part.startswith("share"):
-            C.RUN_SHARE = int(part[len("share") :]) / 100
+            cluster_consensus.RUN_SHARE = int(part[len("share") :]) / 100
         elif part != "base":
             raise SystemExit(f"unknown variant part {part!r}")
 
@@ -130,7 +132,7 @@ def describe(labels: np.ndarray, embeddings: np.ndarray, truth) -> dict:
 def label_row(docs, embeddings, labels, dt, embed) -> dict:
     """The labels of one clustering, made as the build makes them, and their measures."""
     ids = sorted(set(labels.tolist()) - {-1})
-    _, centroids = C.centroids(labels, embeddings)
+    _, centroids = cluster_refine.centroids(labels, embeddings)
     chosen = topic_labels(docs, labels, dt, centroids, embed)
     names = {t: chosen[t][0] for t in ids}
     scored = ev.label_scores(names, labels, docs, label_vectors=embed([names[t] for t in ids]), centroids=centroids)
@@ -193,17 +195,17 @@ def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labe
 
 def baselines(name: str, seeds: list[int], artifacts: Path) -> list[dict]:
     docs, embeddings, truth, config = load(name, artifacts)
-    ours = C.resolve_params(config.cluster, len(docs)).n_topics
+    ours = cluster_params.resolve_params(config.cluster, len(docs)).n_topics
     ks = sorted({ours, len(set(truth.tolist())) if truth is not None else ours})
     rows = []
     for seed in seeds:
         for k in ks:
-            labels = np.asarray(ev.kmeans(embeddings, k, seed=seed).labels)
+            labels = np.asarray(bl.kmeans(embeddings, k, seed=seed).labels)
             rows.append(
                 {"corpus": name, "variant": f"kmeans{k}", "kind": "baseline", "seed": seed}
                 | describe(labels, embeddings, truth)
             )
-        labels = np.asarray(ev.vanilla_bertopic_reduce_outliers(docs, embeddings, None, seed=seed).labels)
+        labels = np.asarray(bl.vanilla_bertopic_reduce_outliers(docs, embeddings, None, seed=seed).labels)
         rows.append(
             {"corpus": name, "variant": "bertopic_reduce", "kind": "baseline", "seed": seed}
             | describe(labels, embeddings, truth)
@@ -225,10 +227,12 @@ def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     for name in args.corpora:
         rows = baselines(name, args.seeds, args.artifacts) if args.baselines else []
-        defaults = (C.REFINE_STEPS, C.CAP_LARGE, C.RUN_SHARE, C.RUNS_FULL)
+        defaults = (C.REFINE_STEPS, cluster_consensus.CAP_LARGE, cluster_consensus.RUN_SHARE, cluster_params.RUNS_FULL)
         for variant in args.variants:
             rows += run(name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels)
-            C.REFINE_STEPS, C.CAP_LARGE, C.RUN_SHARE, C.RUNS_FULL = defaults
+            C.REFINE_STEPS, cluster_consensus.CAP_LARGE, cluster_consensus.RUN_SHARE, cluster_params.RUNS_FULL = (
+                defaults
+            )
         with OUT.open("a", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")

@@ -43,9 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from pipeline.clean import clean_text  # noqa: E402
-from pipeline.cluster import centroids, resolve_params, target_topics  # noqa: E402
-from pipeline.cluster import merge_to as pipeline_merge_to  # noqa: E402
-from pipeline.cluster import smooth as pipeline_smooth  # noqa: E402
+from pipeline.cluster_params import resolve_params, target_topics  # noqa: E402
+from pipeline.cluster_refine import centroids  # noqa: E402
+from pipeline.cluster_refine import merge_to as pipeline_merge_to  # noqa: E402
+from pipeline.cluster_refine import smooth as pipeline_smooth  # noqa: E402
 from pipeline.config import ClusterParams, EmbedParams, UmapParams  # noqa: E402
 from pipeline.embed import embed_texts  # noqa: E402
 from pipeline.evaluate import (  # noqa: E402
@@ -221,7 +222,7 @@ class ClusteringDefaults:
 
 
 def params_for_size(n: int) -> ClusteringDefaults:
-    """The pipeline's HDBSCAN defaults for n papers (``pipeline.cluster.resolve_params``)."""
+    """The pipeline's HDBSCAN defaults for n papers (``pipeline.cluster_params.resolve_params``)."""
     p = resolve_params(ClusterParams(method="hdbscan"), n)
     return ClusteringDefaults(
         n_neighbors=neighbours_for(n),
@@ -332,7 +333,7 @@ _KNN_CACHE: dict[int, np.ndarray] = {}
 
 
 def smooth(labels: np.ndarray, x: np.ndarray, k: int, knn: np.ndarray | None = None) -> np.ndarray:
-    """The pipeline's smoothing (``pipeline.cluster.smooth``) on the exact kNN graph of ``x``
+    """The pipeline's smoothing (``pipeline.cluster_refine.smooth``) on the exact kNN graph of ``x``
     (computed once per corpus) unless ``knn`` is given."""
     if knn is None:
         key = id(x)
@@ -725,7 +726,7 @@ def cmd_sweep(args) -> None:
 
 
 def cmd_baselines(args) -> None:
-    from pipeline import evaluate as ev
+    from pipeline import baselines
 
     corpus = load_corpus(args.corpus)
     x = embeddings_for(corpus)
@@ -739,11 +740,11 @@ def cmd_baselines(args) -> None:
         f"lda_k{k}": [],
     }
     for seed in args.seeds:
-        runs["vanilla_bertopic"].append(ev.vanilla_bertopic(docs, x, None, seed))
-        runs["vanilla_reduce_outliers"].append(ev.vanilla_bertopic_reduce_outliers(docs, x, None, seed))
-        runs[f"kmeans_raw_k{k}"].append(ev.kmeans(x, k, seed))
+        runs["vanilla_bertopic"].append(baselines.vanilla_bertopic(docs, x, None, seed))
+        runs["vanilla_reduce_outliers"].append(baselines.vanilla_bertopic_reduce_outliers(docs, x, None, seed))
+        runs[f"kmeans_raw_k{k}"].append(baselines.kmeans(x, k, seed))
         if not args.no_lda:
-            runs[f"lda_k{k}"].append(ev.lda(docs, k, seed))
+            runs[f"lda_k{k}"].append(baselines.lda(docs, k, seed))
     rows = []
     for name, results in runs.items():
         if not results:

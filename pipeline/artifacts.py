@@ -4,7 +4,7 @@ Layout under an artifacts root (``artifacts/`` by default)::
 
     <name>                  -> .builds/<name>/<build_id>   (relative symlink: the current build)
     .builds/<name>/<build_id>/manifest.json, papers.parquet, ...   (see pipeline/schema.py)
-    .cache/embeddings/<model_key>/   vectors cached per text (pipeline/embed.py)
+    .cache/embeddings/<model_key>/   vectors cached per text (pipeline/embed_store.py)
     .cache/models/                   ONNX exports of the embedding model
     .cache/stages/<key>/             cached projections
     .locks/<name>.lock               one build of a corpus at a time

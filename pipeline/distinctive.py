@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from pipeline import labels
+from pipeline import label_candidates
 from pipeline.intervals import newcombe, z_quantile
 from pipeline.logodds import DEFAULT_PRIOR_MASS, log_odds
 from pipeline.side import Side
@@ -36,14 +36,14 @@ def written_as_phrases(texts: Sequence[str], terms: Sequence[str], *, min_papers
     multi = [i for i, t in enumerate(terms) if " " in str(t).strip()]
     if not multi or not len(texts):
         return out
-    text = labels._Text(labels.topic_text(list(texts)))
+    text = label_candidates._Text(label_candidates.topic_text(list(texts)))
     for i in multi:  # the few phrases shown (a substring search each)
         term = " ".join(str(terms[i]).lower().split())
         found = text.phrase(term)
         out[i] = (
             found is not None
             and found.term == term
-            and found.head_share >= labels.MIN_HEAD_SHARE / 2
+            and found.head_share >= label_candidates.MIN_HEAD_SHARE / 2
             and text.doc_share(term) * text.n_docs >= min(min_papers, text.n_docs)
         )
     return out

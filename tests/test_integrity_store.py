@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 
 from pipeline import artifacts
-from pipeline.embed import SMALL_SHARD, EmbeddingStore, HashingEncoder, embed_texts, text_hash
+from pipeline.embed import embed_texts
+from pipeline.embed_store import SMALL_SHARD, EmbeddingStore, text_hash
+from pipeline.encoders import HashingEncoder
 from pipeline.stage_cache import StageCache
 from tests.conftest import ROOT, SMALL_CORPUS
 
@@ -51,7 +53,8 @@ WRITER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     from pipeline.config import EmbedParams
-    from pipeline.embed import HashingEncoder, embed_texts
+    from pipeline.encoders import HashingEncoder
+    from pipeline.embed import embed_texts
 
     go, cache, prefix, rounds, size = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
     while not go.exists():
@@ -174,7 +177,7 @@ def test_an_interrupted_add_leaves_no_partial_shard(tmp_path, monkeypatch):
     def interrupted(src, dst):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("pipeline.embed.os.replace", interrupted)
+    monkeypatch.setattr("pipeline.embed_store.os.replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         store.add([text_hash("b")], np.ones((1, 4), np.float32))
     monkeypatch.undo()
@@ -260,7 +263,7 @@ BUILD = textwrap.dedent(
     from pathlib import Path
     from pipeline.build import build
     from pipeline.config import BuildConfig
-    from pipeline.embed import HashingEncoder
+    from pipeline.encoders import HashingEncoder
 
     go, root, name, src = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4])
     while not go.exists():

@@ -17,8 +17,9 @@ import pytest
 from pipeline import artifacts, cli, schema
 from pipeline.config import BuildConfig, ClusterParams, StabilityParams
 from pipeline.evaluate import keyword_problem
-from pipeline.labels import is_generic
-from pipeline.quality import METHODS, evaluate
+from pipeline.label_candidates import is_generic
+from pipeline.quality import evaluate
+from pipeline.quality_report import METHODS
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -304,11 +305,12 @@ def test_runs_that_each_leave_a_fifth_out_still_find_the_groups_and_repeat_for_a
     from sklearn.metrics import adjusted_rand_score
 
     from pipeline import cluster as C
+    from pipeline import cluster_consensus
     from pipeline.reduce import shared_knn
 
     x, truth = _groups(seed=3)
     knn = shared_knn(x, BuildConfig().umap)[0]
-    params = ClusterParams(n_topics=4, runs=C.SHARE_MIN_RUNS)
+    params = ClusterParams(n_topics=4, runs=cluster_consensus.SHARE_MIN_RUNS)
     first = C.cluster(None, x, params, knn=knn)
     assert adjusted_rand_score(truth, first.labels) > 0.95
     np.testing.assert_array_equal(first.labels, C.cluster(None, x, params, knn=knn).labels)
@@ -317,12 +319,12 @@ def test_runs_that_each_leave_a_fifth_out_still_find_the_groups_and_repeat_for_a
     labels = np.repeat(np.arange(4), 200)
     present = np.ones(len(x), dtype=bool)
     present[::5] = False
-    core = C._core_present(labels, knn, present)
+    core = cluster_consensus._core_present(labels, knn, present)
     assert (core[~present] == -1).all() and (core[present] == labels[present]).mean() > 0.95
 
 
 def test_shared_neighbour_weights_count_common_neighbours_and_skip_missing_ones():
-    from pipeline.cluster import snn_edges
+    from pipeline.cluster_graph import snn_edges
 
     knn = np.array([[0, 1, 2], [1, 0, 2], [2, 1, -1], [3, 2, 1]])
     a, b, w = snn_edges(knn)
@@ -331,7 +333,7 @@ def test_shared_neighbour_weights_count_common_neighbours_and_skip_missing_ones(
 
 
 def test_canonical_labels_number_topics_by_size_then_first_paper():
-    from pipeline.cluster import canonical_labels
+    from pipeline.cluster_refine import canonical_labels
 
     out = canonical_labels(np.array([7, 3, 3, -1, 7, 5, 5, 5]))
     np.testing.assert_array_equal(out, [1, 2, 2, -1, 1, 0, 0, 0])
@@ -444,7 +446,7 @@ def test_bundled_corpus_has_six_readable_topics_the_same_on_another_processor(tm
 
 
 def test_refining_moves_a_paper_to_the_topic_it_is_most_like_and_leaves_outliers_alone():
-    from pipeline.cluster import refine
+    from pipeline.cluster_refine import refine
 
     x, truth = _groups(n_per=60, k=3)
     labels = truth.copy()
@@ -460,7 +462,7 @@ def test_refining_moves_a_paper_to_the_topic_it_is_most_like_and_leaves_outliers
 
 
 def test_refining_breaks_a_tie_towards_the_smaller_topic():
-    from pipeline.cluster import refine
+    from pipeline.cluster_refine import refine
 
     s = np.sqrt(0.5)
     x = np.array([[1.0, 0.0], [0.0, 1.0], [s, s], [s, s]], dtype=np.float32)
@@ -489,7 +491,8 @@ def test_a_term_weighs_by_the_papers_using_it_not_by_one_papers_repeats():
 def test_a_word_every_topic_of_the_corpus_uses_is_no_label_on_its_own():
     # "observed" is in every paper of this topic, but the corpus's other topics use it as often:
     # its lift against the corpus is 1, so it names nothing; "scene graphs" is this topic's own.
-    from pipeline.labels import Background, TopicTerms, make_labels, topic_text
+    from pipeline.label_candidates import TopicTerms, topic_text
+    from pipeline.labels import Background, make_labels
 
     docs = [f"Scene graphs of rooms, as observed in study {i}." for i in range(3)] + [
         f"We observed that robots see scene graphs {i}." for i in range(3)
@@ -506,7 +509,7 @@ def test_a_word_every_topic_of_the_corpus_uses_is_no_label_on_its_own():
     assert make_labels({0: topic})[0] == "observed"
     # a corpus too small to measure it (here 18 papers) takes the broad background: the word stems
     # every NeurIPS subfield uses alike, "observed" among them
-    from pipeline.labels import SMALL_CORPUS, is_spread
+    from pipeline.label_candidates import SMALL_CORPUS, is_spread
 
     assert len(docs + others) < SMALL_CORPUS and is_spread("observed") and not is_spread("scene graphs")
 
@@ -529,10 +532,10 @@ def test_ijcai_labels_are_used_by_their_papers_distinct_and_retrieve_their_topic
     """Issue 20's label measures on the build of 1,603 labelled IJCAI papers (real model): most of
     a topic's papers use its label's words, a large topic whose label few use is marked weak, no
     label holds another's words, and each label, embedded, is nearest its own topic."""
-    from pipeline.cluster import centroids
+    from pipeline.cluster_refine import centroids
     from pipeline.embed import embed_texts
     from pipeline.evaluate import label_scores
-    from pipeline.labels import is_weak
+    from pipeline.label_evidence import is_weak
 
     folder = artifacts.corpus_path(ijcai_root, "ijcai")
     papers = artifacts.read_table(folder, schema.PAPERS).sort_values("row")

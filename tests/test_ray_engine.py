@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 
 from pipeline.config import EmbedParams
-from pipeline.embed import EmbeddingStore, HashingEncoder, OnnxEncoder, embed_texts, text_hash
+from pipeline.embed import embed_texts
+from pipeline.embed_store import EmbeddingStore, text_hash
+from pipeline.encoders import HashingEncoder, OnnxEncoder
 from pipeline.engines import ray_engine
 from pipeline.engines.ray_engine import RayEngine, RayParams, plan_batches
 from pipeline.errors import PipelineError
@@ -70,7 +72,7 @@ def test_planned_batches_are_the_local_engines_batches(tmp_path):
 def test_gpu_provider_is_asked_for_when_onnxruntime_has_cuda(monkeypatch):
     import onnxruntime as ort
 
-    from pipeline import embed
+    from pipeline import encoders
 
     asked = []
 
@@ -88,18 +90,18 @@ def test_gpu_provider_is_asked_for_when_onnxruntime_has_cuda(monkeypatch):
     monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"])
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     fail_cuda = False
-    session = embed._inference_session(ort, Path("m.onnx"), None)
+    session = encoders._inference_session(ort, Path("m.onnx"), None)
     assert session.get_providers() == ["CUDAExecutionProvider", "CPUExecutionProvider"]
     fail_cuda = True  # CUDA present but unusable: fall back to the CPU instead of failing
-    assert embed._inference_session(ort, Path("m.onnx"), None).get_providers() == ["CPUExecutionProvider"]
+    assert encoders._inference_session(ort, Path("m.onnx"), None).get_providers() == ["CPUExecutionProvider"]
     fail_cuda = False
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # Ray's setting for an actor that asked for no GPU
     asked.clear()
-    assert embed._inference_session(ort, Path("m.onnx"), None).get_providers() == ["CPUExecutionProvider"]
+    assert encoders._inference_session(ort, Path("m.onnx"), None).get_providers() == ["CPUExecutionProvider"]
     assert asked == [["CPUExecutionProvider"]]
     monkeypatch.setattr(ort, "get_available_providers", lambda: ["CPUExecutionProvider"])
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
-    assert embed._inference_session(ort, Path("m.onnx"), None).get_providers() == ["CPUExecutionProvider"]
+    assert encoders._inference_session(ort, Path("m.onnx"), None).get_providers() == ["CPUExecutionProvider"]
 
 
 def test_nothing_missing_starts_no_ray(tmp_path, monkeypatch):
