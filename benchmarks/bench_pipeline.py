@@ -100,7 +100,7 @@ EMBED_QUALITY = textwrap.dedent(
     from sklearn.cluster import KMeans
     from sklearn.metrics import normalized_mutual_info_score
     from pipeline.config import EmbedParams
-    from pipeline.embed import load_encoder
+    from pipeline.encoders import load_encoder
     from pipeline.ingest import ingest
     papers = ingest([{ijcai!r}]).papers
     papers = papers[papers["label"].notna()].sample(1000, random_state=0)
@@ -137,7 +137,8 @@ def run_embed_quality() -> dict:
 def forget(root: Path, path: Path) -> int:
     """Drop the embeddings of ``path``'s papers from ``root``'s store, so adding them embeds them."""
     from pipeline.config import EmbedParams
-    from pipeline.embed import EmbeddingStore, model_key, text_hash
+    from pipeline.embed_model import model_key
+    from pipeline.embed_store import EmbeddingStore, text_hash
     from pipeline.ingest import ingest
 
     texts = ingest([path]).papers["model_text"].tolist()

@@ -97,7 +97,8 @@ def main() -> None:
     import numpy as np
 
     from pipeline.config import EmbedParams
-    from pipeline.embed import export_onnx, onnx_model_path, resolve_model_path
+    from pipeline.embed_model import resolve_model_path
+    from pipeline.encoders import export_onnx, onnx_model_path
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=3000, help="abstracts embedded by each engine (default 3000)")

@@ -59,7 +59,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 from pipeline.config import RepresentParams
-from pipeline.embed import HashingEncoder
+from pipeline.encoders import HashingEncoder
 from pipeline.represent import fit_topics
 from pipeline.vocab import DocTerms
 

@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from pipeline.build import build
 from pipeline.config import BuildConfig
-from pipeline.embed import HashingEncoder
+from pipeline.encoders import HashingEncoder
 root, kind = Path(sys.argv[1]), sys.argv[2]
 if kind == "bundled":
     build(sorted(Path(sys.argv[3]).glob("*.txt")), "neurips2026", root, BuildConfig())

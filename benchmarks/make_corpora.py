@@ -210,7 +210,7 @@ def make_corpus(
     src: Sources, name: str, n: int, out: Path, store, seed: int, prepare: bool, new_words: bool = True
 ) -> dict:
     """Write corpus ``name`` (real papers + synthetic ones up to ``n``) and, if asked, its vectors."""
-    from pipeline.embed import text_hash
+    from pipeline.embed_store import text_hash
     from pipeline.ingest import ingest
 
     started = time.perf_counter()
@@ -289,7 +289,8 @@ def make_corpus(
 def check_vectors(src: Sources, folder: Path, store, sample: int, seed: int) -> dict:
     """How prepared vectors compare with the model's, and nearest-neighbour cosines, real vs corpus."""
     from pipeline.config import EmbedParams
-    from pipeline.embed import load_encoder, text_hash
+    from pipeline.embed_store import text_hash
+    from pipeline.encoders import load_encoder
     from pipeline.ingest import ingest
 
     rng = np.random.default_rng(seed)
@@ -329,7 +330,8 @@ def verify(out: Path, name: str) -> dict:
     import resource
 
     from pipeline.config import EmbedParams
-    from pipeline.embed import EmbeddingStore, model_key, text_hash
+    from pipeline.embed_model import model_key
+    from pipeline.embed_store import EmbeddingStore, text_hash
     from pipeline.ingest import ingest
 
     started = time.perf_counter()
@@ -433,7 +435,8 @@ def main() -> None:
     import resource
 
     from pipeline.config import EmbedParams
-    from pipeline.embed import EmbeddingStore, model_key
+    from pipeline.embed_model import model_key
+    from pipeline.embed_store import EmbeddingStore
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="folder for the corpora and their cache")

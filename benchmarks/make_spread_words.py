@@ -44,7 +44,7 @@ def spread_bits(labels: np.ndarray, presence, terms: np.ndarray, min_share: floa
     """
     from scipy import sparse
 
-    from pipeline.labels import _stem
+    from pipeline.label_candidates import _stem
 
     stems = np.array([_stem(t) for t in terms.tolist()], dtype=object)
     names, column = np.unique(stems, return_inverse=True)

@@ -27,7 +27,9 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, schema
-from pipeline.cluster import _hdbscan, merge_to, reassign_outliers, resolve_params, smooth
+from pipeline.cluster import _hdbscan
+from pipeline.cluster_params import resolve_params
+from pipeline.cluster_refine import merge_to, reassign_outliers, smooth
 from pipeline.evaluate import clustering_scores, stability
 from pipeline.quality import config_from_manifest
 from pipeline.reduce import cluster_projection, shared_knn

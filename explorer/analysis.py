@@ -14,7 +14,7 @@ import pandas as pd
 
 from explorer.data import Corpus
 from pipeline import place
-from pipeline.labels import stems
+from pipeline.label_candidates import stems
 from pipeline.logodds import LogOdds, log_odds
 from pipeline.place import nearest
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError
-from pipeline.labels import shown_labels
+from pipeline.label_evidence import shown_labels
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
 PAPER_COLUMNS = schema.APP_PAPER_COLUMNS

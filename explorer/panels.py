@@ -15,7 +15,7 @@ import streamlit as st
 
 from explorer import analysis, figures, overview_figures, present, share, shell, state, text
 from explorer.data import Corpus
-from pipeline.labels import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
+from pipeline.label_evidence import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
@@ -306,7 +306,7 @@ def far_note(corpus: Corpus, closest: float) -> None:
 
 
 def weak_label_note(row: pd.Series) -> None:
-    """Say why a topic's label is marked weak (``pipeline.labels.is_weak``), if it is."""
+    """Say why a topic's label is marked weak (``pipeline.label_evidence.is_weak``), if it is."""
     if row.get("curated") or not is_weak(float(row.get("label_support", np.nan))):
         return
     keywords = ", ".join(list(row["keywords"])[:6])

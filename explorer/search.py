@@ -23,14 +23,15 @@ import streamlit as st
 from explorer.state import MAX_QUERY_CHARS
 from pipeline import artifacts, bm25, place, schema
 from pipeline.bm25 import tokenize  # one tokeniser for the app and the offline export
-from pipeline.embed import load_encoder, model_key, onnx_model_path, registered_encoder
+from pipeline.embed_model import model_key
+from pipeline.encoders import load_encoder, onnx_model_path, registered_encoder
 from pipeline.errors import PipelineError
 from pipeline.ranking import top_k
 from pipeline.settings import config_from_manifest
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
-    from pipeline.embed import Encoder
+    from pipeline.encoders import Encoder
 
 MIN_PHRASE_WORDS = 2
 _CUT = "_search_query_cut"
@@ -354,9 +355,9 @@ def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
     """The query encoder of the model the corpus's vectors came from, loaded once per process.
 
     The manifest's ``embedding.model_key`` says which vectors the corpus holds. An encoder a test
-    registered for that key (``pipeline.embed.register_encoder``; product code never registers one)
+    registered for that key (``pipeline.encoders.register_encoder``; product code never registers one)
     is used as is. Otherwise the corpus's own model settings are loaded, after checking that the
-    model folder still has the content the corpus was embedded with (``pipeline.embed.model_key``).
+    model folder still has the content the corpus was embedded with (``pipeline.embed_model.model_key``).
 
     Args:
         writable: False on a read-only server: never write a model export (see ``read_only_params``).

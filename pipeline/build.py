@@ -40,17 +40,12 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, incremental, schema, writer
-from pipeline.cluster import CLUSTER_VERSION, cluster, uses_projection
+from pipeline.cluster import CLUSTER_VERSION, cluster
+from pipeline.cluster_params import uses_projection
 from pipeline.config import BuildConfig
-from pipeline.embed import (
-    EMBED_VERSION,
-    Encoder,
-    embed_texts,
-    load_encoder,
-    model_fingerprint,
-    model_key,
-    resolve_model_path,
-)
+from pipeline.embed import embed_texts
+from pipeline.embed_model import EMBED_VERSION, model_fingerprint, model_key, resolve_model_path
+from pipeline.encoders import Encoder, load_encoder
 from pipeline.errors import PipelineError
 from pipeline.evaluate import npmi_coherence
 from pipeline.evaluate import topic_stability as evaluate_topic_stability
@@ -124,7 +119,7 @@ class BuildSummary:
 
 def fingerprint(inputs: list[dict], config: BuildConfig, embedding_key: str) -> str:
     """Hash of everything that decides a build's result: the input files' contents, the model's
-    content (``embedding_key``: ``pipeline.embed.model_key``, or an injected encoder's key), the
+    content (``embedding_key``: ``pipeline.embed_model.model_key``, or an injected encoder's key), the
     settings that change results (``pipeline.settings.result_settings``: not threads, batch size
     or where stability runs) and the stages' versions."""
     payload = {

@@ -21,7 +21,8 @@ from pipeline.export import export_html
 from pipeline.ingest import ingest
 from pipeline.inputs import DEFAULT_CORPUS, DEFAULT_INPUTS, ROOT, corpus_name, default_inputs
 from pipeline.progress import Reporter
-from pipeline.quality import METHODS, evaluate, report_markdown
+from pipeline.quality import evaluate
+from pipeline.quality_report import METHODS, report_markdown
 from pipeline.settings import config_from_manifest, load_config, with_overrides
 
 DEFAULT_ARTIFACTS = ROOT / "artifacts"

@@ -55,7 +55,7 @@ from pipeline.comparison import (
 )
 from pipeline.distinctive import distinctive_terms, shared_document_frequencies
 from pipeline.intervals import detectable_change, share_changes, z_quantile
-from pipeline.labels import shown_labels
+from pipeline.label_evidence import shown_labels
 from pipeline.novelty import NoveltyNull
 from pipeline.place import map_position, vote_topics
 from pipeline.side import Side

@@ -8,7 +8,7 @@ once, before any file is read or any text embedded, with a :class:`SettingsError
 key, the value and what is allowed. ``pipeline.settings`` adds where the value came from.
 
 There is deliberately no setting that selects a test-only code path: the hashing test encoder is
-injected by tests (``build(..., encoder=...)``, ``pipeline.embed.register_encoder``), never chosen.
+injected by tests (``build(..., encoder=...)``, ``pipeline.encoders.register_encoder``), never chosen.
 """
 
 from __future__ import annotations
@@ -421,7 +421,7 @@ class BuildConfig(_Checked):
 
 #: Settings that change how fast a build runs, never what it produces; the build fingerprint and
 #: the incremental-build check leave them out, so changing them forces no refit. ``embed.model``
-#: is replaced there by the model's content fingerprint (``pipeline.embed.model_key``): moving a
+#: is replaced there by the model's content fingerprint (``pipeline.embed_model.model_key``): moving a
 #: model folder changes nothing, changing its weights changes everything.
 SPEED_ONLY: tuple[tuple[str, str], ...] = (
     ("embed", "batch_size"),  # the store keeps a text's first vector, whatever the batch it came in

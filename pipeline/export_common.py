@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from pipeline.labels import shown_labels
+from pipeline.label_evidence import shown_labels
 
 HTTP_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
 GZIP_LEVEL = 6
@@ -49,7 +49,7 @@ def http_url(value) -> str | None:
 def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
     """One row per topic that has papers, in the table's order, then any topic only papers name
     (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median).
-    Labels are as the app shows them: weak ones end in ``pipeline.labels.WEAK_MARK``."""
+    Labels are as the app shows them: weak ones end in ``pipeline.label_evidence.WEAK_MARK``."""
     present = set(np.unique(topic_ids).tolist())
     rows, seen = [], set()
     named = topics.assign(label=[text_or_none(v) or "" for v in topics["label"]])

@@ -33,7 +33,7 @@ from pipeline.distinctive import min_support
 from pipeline.export_common import gzip_json, http_url, text_or_none, topic_table
 from pipeline.formats import palette
 from pipeline.formats.blobs import TITLE_CHARS, Blob, points_blob
-from pipeline.labels import shown_labels
+from pipeline.label_evidence import shown_labels
 
 #: Most novel papers listed with their closest prior work (as many as the app's list).
 LISTED = 25

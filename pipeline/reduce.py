@@ -3,7 +3,7 @@
 The kNN graph is computed once. The default graph clustering (``pipeline.cluster``, Leiden on
 this graph) clusters the graph itself and needs no projection; the map's UMAP run reuses the graph
 (``precomputed_knn``) instead of searching for neighbours again. Only the ``hdbscan`` clustering
-method (``pipeline.cluster.uses_projection``) also needs a ``cluster_dims``-d UMAP projection
+method (``pipeline.cluster_params.uses_projection``) also needs a ``cluster_dims``-d UMAP projection
 (5-d by default), made from the same graph, as are the stability runs' projections for that
 method. Up to ``exact_knn_max`` papers the graph is exact (blocked matrix products on the
 normalised embeddings: BLAS uses every core and the result is deterministic); beyond that

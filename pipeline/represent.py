@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import RepresentParams
-from pipeline.labels import Background, LabelSupport, TopicTerms, label_topics, topic_text
+from pipeline.label_candidates import TopicTerms, topic_text
+from pipeline.label_evidence import LabelSupport
+from pipeline.labels import Background, label_topics
 from pipeline.place import topic_distribution
 from pipeline.topic_tables import TopicTables
 from pipeline.vocab import DocTerms, make_vectorizer

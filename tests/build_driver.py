@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline import artifacts, cli  # noqa: E402
 from pipeline import build as build_module  # noqa: E402
-from pipeline.embed import HashingEncoder  # noqa: E402
+from pipeline.encoders import HashingEncoder  # noqa: E402
 
 SIGNALS = {"INT": signal.SIGINT, "TERM": signal.SIGTERM, "KILL": signal.SIGKILL}
 

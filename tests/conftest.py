@@ -2,7 +2,7 @@
 
 The hashing encoder is injected, never configured (no setting can select it): fixture builds pass
 ``encoder=TEST_ENCODER`` to ``build``, and this module registers it for the app's query encoder
-(``pipeline.embed.register_encoder``), so that AppTest pages and plain functions search fixture
+(``pipeline.encoders.register_encoder``), so that AppTest pages and plain functions search fixture
 corpora with the vectors they were built with. Browser tests start the app through
 ``tests/serve_app.py``, which registers it in the server process.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import BuildConfig
-from pipeline.embed import HashingEncoder, register_encoder
+from pipeline.encoders import HashingEncoder, register_encoder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL_CORPUS = FIXTURES / "small_corpus.jsonl"

@@ -11,7 +11,7 @@ import pytest
 
 from pipeline import bertopic_adapter as adapter
 from pipeline.config import RepresentParams
-from pipeline.embed import HashingEncoder
+from pipeline.encoders import HashingEncoder
 from pipeline.represent import fit_topics
 from pipeline.vocab import doc_terms
 from tests.conftest import SMALL_CORPUS

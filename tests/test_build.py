@@ -60,7 +60,7 @@ def test_artifacts_match_the_schema(small_artifacts):
 
 
 def test_bertopic_model_is_saved_with_safetensors_and_loads(small_artifacts):
-    from pipeline.embed import HashingEncoder
+    from pipeline.encoders import HashingEncoder
     from pipeline.represent import load_bertopic
 
     folder, _ = _load(small_artifacts, "small")

@@ -126,7 +126,7 @@ def test_what_changed_and_lineage_views_join_a_tour(browser, server, root, outpu
     from pipeline import artifacts, schema
 
     topics = artifacts.read_table(artifacts.corpus_path(root, "all"), schema.TOPICS)
-    from pipeline.labels import shown_labels
+    from pipeline.label_evidence import shown_labels
 
     label = dict(zip(topics["topic"], shown_labels(topics), strict=True))[1]  # topic 1's label as the app shows it
     big = Tab(browser, server, 1920, 1080)

@@ -8,12 +8,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from pipeline.baselines import kmeans, lda
 from pipeline.evaluate import (
     binary_doc_term,
     clustering_scores,
     keyword_problem,
-    kmeans,
-    lda,
     npmi_coherence,
     reference_doc_term,
     stability,

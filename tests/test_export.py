@@ -30,7 +30,7 @@ from pipeline.export import export_html
 from pipeline.export_compare import reference_tables
 from pipeline.formats.blobs import unpack
 from pipeline.formats.ids import short_id, short_ids
-from pipeline.labels import WEAK_MARK
+from pipeline.label_evidence import WEAK_MARK
 
 HOSTILE_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
 #: Queries the app and the file must rank identically: phrases, repeats, stop words, case, digits,

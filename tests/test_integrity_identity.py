@@ -19,7 +19,7 @@ from explorer import data, downloads, mapcomponent, panels, search
 from pipeline import artifacts, schema
 from pipeline.build import build
 from pipeline.config import BuildConfig, EmbedParams
-from pipeline.embed import default_model_path, model_fingerprint
+from pipeline.embed_model import default_model_path, model_fingerprint
 from pipeline.formats.blobs import unpack
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 

@@ -23,7 +23,7 @@ from explorer.access import Access
 from pipeline import artifacts
 from pipeline.build import build
 from pipeline.config import BuildConfig
-from pipeline.embed import onnx_model_path
+from pipeline.encoders import onnx_model_path
 from tests.conftest import ROOT, SMALL_CORPUS
 
 pytestmark = pytest.mark.real_model

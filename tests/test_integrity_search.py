@@ -12,7 +12,7 @@ import pytest
 
 from explorer import data, search
 from pipeline import artifacts
-from pipeline.embed import OnnxEncoder, TorchEncoder
+from pipeline.encoders import OnnxEncoder, TorchEncoder
 from tests.test_pages import link_params, main_links, run
 from tests.test_share import files_under
 

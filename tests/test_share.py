@@ -448,7 +448,7 @@ def test_write_functions_refuse_a_viewer_before_touching_a_file(own_root):
 def test_a_read_only_server_never_writes_a_model_export(tmp_path):
     from explorer import search
     from pipeline.config import EmbedParams
-    from pipeline.embed import onnx_model_path
+    from pipeline.encoders import onnx_model_path
 
     params = EmbedParams(backend="onnx-int8")
     assert search.read_only_params(params, tmp_path).backend == "torch"  # no export yet: torch, nothing written

@@ -19,19 +19,18 @@ import pytest
 from explorer import analysis, data, state, tours
 from explorer.filters import Filters, apply
 from pipeline import artifacts, background, schema
-from pipeline.labels import (
+from pipeline.label_candidates import TopicTerms, topic_text
+from pipeline.label_evidence import (
     SUPPORT_DIGITS,
     WEAK_MARK,
     WEAK_SUPPORT,
-    TopicTerms,
     is_weak,
     label_support,
-    make_labels,
     shown_label,
     shown_support,
-    topic_text,
     wilson_lower,
 )
+from pipeline.labels import make_labels
 from tests.test_pages import plotly_specs, qp, run, texts, unescape
 
 # ------------------------------------------------------------------------------------------

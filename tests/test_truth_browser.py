@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 
 from explorer import data, state, tours
 from pipeline import artifacts, schema
-from pipeline.labels import WEAK_MARK
+from pipeline.label_evidence import WEAK_MARK
 from tests.test_browser import Tab, serve
 
 pytestmark = pytest.mark.browser

@@ -16,7 +16,8 @@ from pipeline import artifacts, schema
 from pipeline.build import build
 from pipeline.cli import default_inputs
 from pipeline.config import BuildConfig
-from pipeline.labels import WEAK_MARK, TopicTerms, is_weak, label_support, topic_text
+from pipeline.label_candidates import TopicTerms, topic_text
+from pipeline.label_evidence import WEAK_MARK, is_weak, label_support
 
 pytestmark = pytest.mark.real_model
 

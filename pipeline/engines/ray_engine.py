@@ -40,19 +40,10 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.config import EmbedParams
-from pipeline.embed import (
-    EmbeddingStore,
-    EmbedResult,
-    Encoder,
-    OnnxEncoder,
-    TorchEncoder,
-    _length_order,
-    export_onnx,
-    model_key,
-    onnx_model_path,
-    resolve_model_path,
-    text_hash,
-)
+from pipeline.embed import EmbedResult
+from pipeline.embed_model import model_key, resolve_model_path
+from pipeline.embed_store import EmbeddingStore, text_hash
+from pipeline.encoders import Encoder, OnnxEncoder, TorchEncoder, _length_order, export_onnx, onnx_model_path
 from pipeline.errors import PipelineError
 
 ProgressFn = Callable[[int, int], None]
