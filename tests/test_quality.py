@@ -405,7 +405,7 @@ _EMULATED_DEFAULT_BUILD = """
 import sys
 from pathlib import Path
 from pipeline.build import build
-from pipeline.cli import default_inputs
+from pipeline.inputs import default_inputs
 build(default_inputs(), "neurips2026", Path(sys.argv[1]))
 """
 
@@ -416,7 +416,7 @@ def test_bundled_corpus_has_six_readable_topics_the_same_on_another_processor(tm
     import subprocess
 
     from pipeline.build import build
-    from pipeline.cli import default_inputs
+    from pipeline.inputs import default_inputs
 
     build(default_inputs(), "neurips2026", tmp_path / "here", BuildConfig())
     env = os.environ | {"NUMBA_CPU_NAME": "generic", "NPY_DISABLE_CPU_FEATURES": "AVX512_SPR AVX512_ICL X86_V4"}

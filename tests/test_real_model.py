@@ -20,9 +20,9 @@ import pytest
 
 from pipeline import artifacts, schema
 from pipeline.build import build
-from pipeline.cli import default_inputs
 from pipeline.cluster import AUTO_GRAPH_MIN, resolve_params
 from pipeline.config import BuildConfig, EmbedParams
+from pipeline.inputs import default_inputs
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.real_model

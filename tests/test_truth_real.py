@@ -14,8 +14,8 @@ import pytest
 from explorer import analysis, data
 from pipeline import artifacts, schema
 from pipeline.build import build
-from pipeline.cli import default_inputs
 from pipeline.config import BuildConfig
+from pipeline.inputs import default_inputs
 from pipeline.labels import WEAK_MARK, TopicTerms, is_weak, label_support, topic_text
 
 pytestmark = pytest.mark.real_model
