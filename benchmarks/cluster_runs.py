@@ -28,7 +28,7 @@ def measure(root: Path, name: str, runs: list[int], seeds: int) -> dict:
     import numpy as np
 
     from pipeline import artifacts, schema
-    from pipeline.build import _reduce_cached
+    from pipeline.build_fit import reduce_cached
     from pipeline.cluster import cluster, default_runs
     from pipeline.evaluate import stability
     from pipeline.settings import config_from_manifest
@@ -37,7 +37,7 @@ def measure(root: Path, name: str, runs: list[int], seeds: int) -> dict:
     manifest = artifacts.read_manifest(folder)
     config = config_from_manifest(manifest, str(folder / schema.MANIFEST))
     embeddings = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)
-    projection, _ = _reduce_cached(embeddings, config, root)
+    projection, _ = reduce_cached(embeddings, config, root)
     n = len(embeddings)
     out = {"corpus": name, "papers": n, "default_runs": default_runs(n), "seeds": seeds, "by_runs": {}}
     for r in runs:

@@ -203,10 +203,10 @@ def test_a_background_process_that_dies_costs_time_not_the_stability(small_artif
 
 
 def _background_everywhere(monkeypatch):
-    import pipeline.build as build_module
+    import pipeline.build_fit as build_fit
     import pipeline.stability_job as job_module
 
-    monkeypatch.setattr(build_module, "BACKGROUND_MIN_PAPERS", 1)
+    monkeypatch.setattr(build_fit, "BACKGROUND_MIN_PAPERS", 1)
     monkeypatch.setattr(job_module.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
 
 

@@ -112,13 +112,12 @@ def test_embeddings_and_projections_are_read_memory_mapped(tmp_path):
 
 def test_a_full_build_reads_its_embeddings_from_the_build_folder(tmp_path, monkeypatch):
     from pipeline import build as build_module
+    from pipeline import build_fit
     from pipeline.embed import HashingEncoder
 
     seen = []
-    real = build_module._reduce_cached
-    monkeypatch.setattr(
-        build_module, "_reduce_cached", lambda emb, *a, **k: seen.append(type(emb)) or real(emb, *a, **k)
-    )
+    real = build_fit.reduce_cached
+    monkeypatch.setattr(build_fit, "reduce_cached", lambda emb, *a, **k: seen.append(type(emb)) or real(emb, *a, **k))
     summary = build_module.build([_fixture()], "mapped", tmp_path, encoder=HashingEncoder())
     assert seen == [np.memmap]
     saved = np.load(summary.folder / "embeddings.npy")
