@@ -188,17 +188,25 @@ def export_html(
         papers = papers.assign(topic_similarity=stored_topic_similarity(folder, *before, papers, topics))
     data = export_data(name, manifest, papers, topics)
     if reference is not None:
-        result, _ = compare_builds(root, name, artifacts.check_name(reference))
-        ref_papers, ref_topics, ref_manifest = reference_tables(root, reference)
-        note = None
-        if edits or curation_path(root, reference).exists():
-            note = "The comparison is of the two builds' own topics: topic edits made in the app are not applied to it."
-        part = compare_part(
-            result, data_ids(data), ref_papers, ref_topics, synthetic=bool(ref_manifest.get("synthetic")), note=note
-        )
-        data = with_comparison(data, part)
-    page = render_page(data)
-    out = Path(out)
+        data = _with_reference(root, name, reference, data, edited=bool(edits))
+    return _write_atomically(Path(out), render_page(data))
+
+
+def _with_reference(root: Path, name: str, reference: str, data: ExportData, *, edited: bool) -> ExportData:
+    """``data`` with the comparison against corpus ``reference`` (stored, or computed and stored)."""
+    result, _ = compare_builds(root, name, artifacts.check_name(reference))
+    ref_papers, ref_topics, ref_manifest = reference_tables(root, reference)
+    note = None
+    if edited or curation_path(root, reference).exists():
+        note = "The comparison is of the two builds' own topics: topic edits made in the app are not applied to it."
+    part = compare_part(
+        result, data_ids(data), ref_papers, ref_topics, synthetic=bool(ref_manifest.get("synthetic")), note=note
+    )
+    return with_comparison(data, part)
+
+
+def _write_atomically(out: Path, page: str) -> Path:
+    """Write ``page`` to ``out`` through a temporary file in the same folder, then rename it."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
