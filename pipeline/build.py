@@ -47,6 +47,7 @@ from pipeline.config import BuildConfig
 from pipeline.embed import EMBED_VERSION, Encoder
 from pipeline.errors import PipelineError
 from pipeline.ingest import ingest
+from pipeline.manifest import Manifest
 from pipeline.progress import Reporter, StageClock, StageRecord, format_seconds
 from pipeline.reduce import REDUCE_VERSION
 from pipeline.represent import REPRESENT_VERSION
@@ -257,10 +258,10 @@ def _build_steps(run: _Run, inputs, previous, *, refit: bool, force: bool, encod
     input_dicts = [i.to_dict() for i in result.inputs]
     fp = fingerprint(input_dicts, config, run.embedding.key)
     summary = _ingest_summary(run, result, papers)
-    refit_needed = refit and previous is not None and previous.manifest.get("mode") == "incremental"
-    if previous is not None and not force and not refit_needed and previous.manifest.get("fingerprint") == fp:
+    refit_needed = refit and previous is not None and previous.manifest.mode == "incremental"
+    if previous is not None and not force and not refit_needed and previous.manifest.fingerprint == fp:
         summary.mode = "up-to-date"
-        summary.topics = previous.manifest.get("counts", {}).get("topics", 0)
+        summary.topics = previous.manifest.counts.topics
         summary.build_id = previous.folder.name
         return summary
 
@@ -284,19 +285,21 @@ def _build_steps(run: _Run, inputs, previous, *, refit: bool, force: bool, encod
     with run.stages.stage("keyword_index", f"Indexing {len(papers):,} papers for keyword search"):
         writer.write_keyword_index(run.folder, texts)
     _finish_summary(summary, run, topics)
-    manifest = writer.manifest(
-        build_id=run.folder.name,
-        summary=summary,
-        result=topics,
-        papers=papers,
-        embeddings=embeddings,
-        inputs=input_dicts,
-        config=config,
-        fingerprint=fp,
-        fit_settings=fit_key,
-        embedding=run.embedding.manifest,
+    manifest = Manifest.from_dict(  # read as the app reads it: written back, it is the same JSON
+        writer.manifest(
+            build_id=run.folder.name,
+            summary=summary,
+            result=topics,
+            papers=papers,
+            embeddings=embeddings,
+            inputs=input_dicts,
+            config=config,
+            fingerprint=fp,
+            fit_settings=fit_key,
+            embedding=run.embedding.manifest,
+        )
     )
-    writer.write_manifest(run.folder, manifest)
+    writer.write_manifest(run.folder, manifest.to_dict())
     artifacts.publish(root, run.name, run.folder)
     artifacts.discard_stale_builds(root, run.name)
     return summary

@@ -27,8 +27,8 @@ def cmd_list(args) -> int:
                         "name": e.name,
                         "ok": e.ok,
                         "error": e.error,
-                        "counts": (e.manifest or {}).get("counts"),
-                        "created_at": (e.manifest or {}).get("created_at"),
+                        "counts": e.manifest.to_dict().get("counts") if e.manifest else None,
+                        "created_at": e.manifest.created_at if e.manifest else None,
                     }
                     for e in entries
                 ],
@@ -44,11 +44,10 @@ def cmd_list(args) -> int:
         if not e.ok:
             print(f"{e.name:<24} unreadable: {e.error}")
             continue
-        c = e.manifest.get("counts", {})
-        years = "-".join(str(y) for y in c["years"]) if c.get("years") else "-"
-        print(
-            f"{e.name:<24} {c.get('papers', 0):>8,} {c.get('topics', 0):>7} {years:>11}  {e.manifest.get('created_at', '?')}"
-        )
+        c = e.manifest.counts
+        years = "-".join(str(y) for y in c.years) if c.years else "-"
+        built = "?" if e.manifest.created_at is None else e.manifest.created_at
+        print(f"{e.name:<24} {c.papers:>8,} {c.topics:>7} {years:>11}  {built}")
     return 0
 
 
@@ -56,29 +55,24 @@ def cmd_info(args) -> int:
     folder = artifacts.corpus_path(args.artifacts, args.name)
     manifest = artifacts.read_manifest(folder)
     if args.json:
-        print(json.dumps(manifest, indent=2))
+        print(json.dumps(manifest.to_dict(), indent=2))
         return 0
-    c = manifest.get("counts", {})
-    print(f"{manifest['name']}  (build {manifest['build_id']}, {manifest['mode']}, {manifest['created_at']})")
+    c = manifest.counts
+    print(f"{manifest.name}  (build {manifest.build_id}, {manifest.mode}, {manifest.created_at})")
     print(f"  folder: {folder}")
-    print(
-        f"  papers: {c.get('papers', 0):,} ({c.get('skipped', 0):,} skipped, {c.get('placed', 0):,} placed incrementally)"
-    )
-    print(
-        f"  topics: {c.get('topics', 0)}, outliers {c.get('outlier_share', 0):.1%} ({c.get('reassigned', 0):,} placed in nearest topic)"
-    )
-    if c.get("years"):
-        print(f"  years: {c['years'][0]}-{c['years'][1]} ({c.get('papers_with_year', 0):,} papers with a year)")
-    print(
-        f"  embedding: {manifest['embedding']['model']} ({manifest['embedding']['backend']}, dim {manifest['embedding']['dim']})"
-    )
+    print(f"  papers: {c.papers:,} ({c.skipped:,} skipped, {c.placed:,} placed incrementally)")
+    print(f"  topics: {c.topics}, outliers {c.outlier_share:.1%} ({c.reassigned:,} placed in nearest topic)")
+    if c.years:
+        print(f"  years: {c.years[0]}-{c.years[1]} ({c.papers_with_year:,} papers with a year)")
+    e = manifest.embedding
+    print(f"  embedding: {e.model} ({e.backend}, dim {e.dim})")
     print("  inputs:")
-    for i in manifest.get("inputs", []):
+    for i in manifest.inputs:
         print(
             f"    {i['path']}  {i['format']}, {i['rows_kept']:,}/{i['rows_read']:,} rows kept, sha256 {i['sha256'][:12]}"
         )
-    print("  stages: " + ", ".join(f"{s['name']} {s['seconds']:.1f}s" for s in manifest.get("stages", [])))
-    print(f"  peak memory: {manifest.get('peak_rss_mb', 0):,.0f} MB")
+    print("  stages: " + ", ".join(f"{s.name} {s.seconds:.1f}s" for s in manifest.stages))
+    print(f"  peak memory: {manifest.peak_rss_mb or 0:,.0f} MB")
     print(f"  files: {', '.join(sorted(schema.FILES))}")
     return 0
 

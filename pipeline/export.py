@@ -62,6 +62,7 @@ from pipeline.export_compare import compare_part, reference_tables
 from pipeline.formats.blobs import points_blob, unpack
 from pipeline.formats.ids import short_ids
 from pipeline.labels import shown_labels
+from pipeline.manifest import Manifest
 from pipeline.place import own_topic_similarity
 
 TEMPLATE = "export.html"
@@ -200,7 +201,7 @@ def _with_reference(root: Path, name: str, reference: str, data: ExportData, *, 
     if edited or curation_path(root, reference).exists():
         note = "The comparison is of the two builds' own topics: topic edits made in the app are not applied to it."
     part = compare_part(
-        result, data_ids(data), ref_papers, ref_topics, synthetic=bool(ref_manifest.get("synthetic")), note=note
+        result, data_ids(data), ref_papers, ref_topics, synthetic=bool(ref_manifest.synthetic), note=note
     )
     return with_comparison(data, part)
 
@@ -316,7 +317,7 @@ def json_for_script(data) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(JSON_ESCAPES)
 
 
-def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.DataFrame) -> ExportData:
+def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.DataFrame) -> ExportData:
     """Everything the page reads (see ``ExportData``), from the corpus's tables."""
     _require(papers, PAPER_REQUIRED, "papers")
     _require(topics, TOPIC_REQUIRED, "topics")
@@ -361,19 +362,19 @@ def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.Data
     index = bm25.export_index(texts)
 
     valid_years = years.dropna().astype(int) if years is not None else pd.Series([], dtype=int)
-    embedding = manifest.get("embedding") or {}
+    embedding = manifest.embedding
     sizes = dict(zip(*np.unique(topic_ids, return_counts=True), strict=True))
     meta = {
         "name": name,
         "papers": len(papers),
         "topics": sum(1 for t in table["topic"] if t != -1),
-        "built": manifest.get("created_at"),
-        "model": _model_name(embedding.get("model")),
-        "backend": embedding.get("backend"),
-        "build_id": manifest.get("build_id"),
+        "built": manifest.created_at,
+        "model": _model_name(embedding.model),
+        "backend": embedding.backend,
+        "build_id": manifest.build_id,
         "years": [int(valid_years.min()), int(valid_years.max())] if len(valid_years) else None,
         "exported": pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "synthetic": bool(manifest.get("synthetic")),
+        "synthetic": bool(manifest.synthetic),
         "topic_list": [
             {"id": int(t), "label": str(lab), "size": int(sizes.get(int(t), 0)), "kw": _keywords(kw)}
             for t, lab, kw in zip(table["topic"], table["label"], table["keywords"], strict=True)
