@@ -282,8 +282,7 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
 def test_adding_papers_adds_their_counts_to_the_stored_ones_without_recounting(tmp_path, monkeypatch):
     import pandas as pd
 
-    from pipeline import artifacts, schema
-    from pipeline import build as build_module
+    from pipeline import artifacts, build_fit, schema
     from pipeline import vocab as vocab_module
     from pipeline.build import build
     from pipeline.embed import HashingEncoder
@@ -299,7 +298,7 @@ def test_adding_papers_adds_their_counts_to_the_stored_ones_without_recounting(t
     counted = []
     real = vocab_module.doc_terms
     counting = lambda texts, **k: counted.append(len(texts)) or real(texts, **k)  # noqa: E731
-    for module in (vocab_module, build_module):  # where it is defined and where the build calls it
+    for module in (vocab_module, build_fit):  # where it is defined and where the build calls it
         monkeypatch.setattr(module, "doc_terms", counting)
     summary = build([first, extra], "c", root, encoder=HashingEncoder())
     assert summary.mode == "incremental" and counted == []  # the corpus was not counted again
