@@ -53,7 +53,7 @@ def load(name: str, art: Path):
     file, label = FILES[name]
     config = BuildConfig()
     if file is None:
-        from pipeline.cli import DEFAULT_INPUTS
+        from pipeline.inputs import DEFAULT_INPUTS
 
         inputs = sorted(DEFAULT_INPUTS.glob("*.txt"))
     else:

@@ -41,8 +41,8 @@ from pipeline.readers import (
     _EXTENSIONS,  # the formats the build recognises by extension
     detect_format,
     gunzip,
-    parse_table,
 )
+from pipeline.readers_formats import parse_table
 
 INPUTS = ".inputs"
 RECORD = ".corpus.json"

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import schema
+from pipeline.manifest import Manifest
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 BUILDS = ".builds"
@@ -80,8 +81,8 @@ def corpus_path(root: Path, name: str) -> Path:
     return resolved
 
 
-def read_manifest(folder: Path) -> dict:
-    """Read and check a build's manifest.
+def read_manifest(folder: Path) -> Manifest:
+    """Read and check a build's manifest (``pipeline.manifest.Manifest``; ``to_dict()`` gives its JSON).
 
     Raises:
         ArtifactError: missing, unreadable, or from an incompatible schema version.
@@ -103,7 +104,7 @@ def read_manifest(folder: Path) -> dict:
             f"{schema.SCHEMA_VERSION}. Rebuild it: python -m pipeline build --name {name} "
             "(with its input files; `python -m pipeline info NAME` lists them)."
         )
-    return manifest
+    return Manifest.from_dict(manifest)
 
 
 def read_table(folder: Path, file: str, columns: list[str] | None = None):
@@ -138,7 +139,7 @@ class CorpusEntry:
 
     name: str
     path: Path | None
-    manifest: dict | None
+    manifest: Manifest | None
     error: str | None
 
     @property
@@ -270,7 +271,7 @@ def current_build(root: Path, name: str) -> BuildRef | None:
         manifest = read_manifest(folder)
     except ArtifactError:
         return None
-    return BuildRef(name, folder.name, manifest.get("created_at"), folder)
+    return BuildRef(name, folder.name, manifest.created_at, folder)
 
 
 def discard_stale_builds(root: Path, name: str) -> None:

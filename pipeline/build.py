@@ -1,7 +1,8 @@
 """The build runner: ingest -> embed -> reduce -> cluster -> represent -> trends -> write -> publish.
 
 The stages are pure functions in their own modules; this runner does the orchestration, the
-caching, the progress reporting and the measurements. The writer (``pipeline.writer``), the
+caching, the progress reporting and the measurements. The full fit's stages (``pipeline.build_fit``),
+the embedding's identity and embedder (``pipeline.build_embedding``), the writer (``pipeline.writer``), the
 stability job (``pipeline.stability_job``), incremental placement (``pipeline.incremental``) and
 the stage cache (``pipeline.stage_cache``) have their own modules.
 
@@ -33,35 +34,26 @@ import hashlib
 import json
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from pipeline import artifacts, incremental, schema, writer
-from pipeline.cluster import CLUSTER_VERSION, cluster
-from pipeline.cluster_params import uses_projection
+from pipeline.build_embedding import Embedder, Embedding, embedding_identity
+from pipeline.build_fit import fit_full
+from pipeline.cluster import CLUSTER_VERSION
 from pipeline.config import BuildConfig
-from pipeline.embed import embed_texts
-from pipeline.embed_model import EMBED_VERSION, model_fingerprint, model_key, resolve_model_path
-from pipeline.encoders import Encoder, load_encoder
+from pipeline.embed import EMBED_VERSION, Encoder
 from pipeline.errors import PipelineError
-from pipeline.evaluate import npmi_coherence
-from pipeline.evaluate import topic_stability as evaluate_topic_stability
 from pipeline.ingest import ingest
+from pipeline.manifest import Manifest
 from pipeline.progress import Reporter, StageClock, StageRecord, format_seconds
-from pipeline.reduce import RECALL_SAMPLE, REDUCE_VERSION, Projection, is_exact, knn_recall, reduce, shared_knn
-from pipeline.represent import REPRESENT_VERSION, fit_topics, growth_per_year
-from pipeline.results import FittedModel, TopicResult
+from pipeline.reduce import REDUCE_VERSION
+from pipeline.represent import REPRESENT_VERSION
 from pipeline.settings import config_from_manifest, result_settings
-from pipeline.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
-from pipeline.stage_cache import StageCache, array_digest
-from pipeline.topic_tables import TopicTables
-from pipeline.trends import compute_trends
-from pipeline.vocab import doc_terms
 
-__all__ = ["BACKGROUND_MIN_PAPERS", "BuildSummary", "StageRunner", "build", "fingerprint", "fit_settings_key"]
+__all__ = ["BuildSummary", "StageRunner", "build", "fingerprint", "fit_settings_key"]
 
 
 @dataclass
@@ -119,7 +111,7 @@ class BuildSummary:
 
 def fingerprint(inputs: list[dict], config: BuildConfig, embedding_key: str) -> str:
     """Hash of everything that decides a build's result: the input files' contents, the model's
-    content (``embedding_key``: ``pipeline.embed_model.model_key``, or an injected encoder's key), the
+    content (``embedding_key``: ``pipeline.embed.model_key``, or an injected encoder's key), the
     settings that change results (``pipeline.settings.result_settings``: not threads, batch size
     or where stability runs) and the stages' versions."""
     payload = {
@@ -165,40 +157,6 @@ class StageRunner:
                 return False
 
         return _Stage()
-
-
-@dataclass(frozen=True)
-class _Embedding:
-    """Which vectors this build uses: the store key, and what the manifest says about them."""
-
-    key: str
-    manifest: dict
-
-
-def _embedding_identity(config: BuildConfig, encoder: Encoder | None) -> _Embedding:
-    """The embedding key and manifest entry; resolves the model folder (a missing one fails here,
-    before any input is read)."""
-    injected = getattr(encoder, "key", None)
-    if injected:
-        return _Embedding(
-            injected,
-            {
-                "model": f"{type(encoder).__name__} (injected)",
-                "model_key": injected,
-                "model_fingerprint": None,
-                "backend": "injected",
-            },
-        )
-    path = resolve_model_path(config.embed.model)
-    return _Embedding(
-        model_key(config.embed),
-        {
-            "model": config.embed.model,
-            "model_key": model_key(config.embed),
-            "model_fingerprint": model_fingerprint(path),
-            "backend": config.embed.backend,
-        },
-    )
 
 
 def _previous_build(root: Path, name: str, *, needed: bool) -> incremental.PreviousBuild | None:
@@ -260,293 +218,130 @@ def build(
     reporter = reporter or Reporter(quiet=True)
     root = Path(root)
     artifacts.check_name(name)
-    embedding = _embedding_identity(config, encoder)
+    embedding = embedding_identity(config, encoder)
     root.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
-    run = StageRunner(reporter)
+    run = _Run(name, root, config, StageRunner(reporter), reporter, embedding, time.perf_counter())
     with artifacts.build_lock(root, name):
         artifacts.discard_stale_builds(root, name)
         previous = _previous_build(root, name, needed=not refit)
-        folder: Path | None = None
         try:
-            with run.stage("ingest", f"Reading {len(inputs)} input file(s)"):
-                result = ingest(inputs, config.ingest, progress=reporter.counter("rows", "rows"))
-            papers = result.papers.reset_index(drop=True)
-            ingest_summary = result.summary()
-            input_dicts = [i.to_dict() for i in result.inputs]
-            fp = fingerprint(input_dicts, config, embedding.key)
-            summary = BuildSummary(
-                name=name,
-                folder=root / name,
-                mode="full",
-                read=ingest_summary.get("read", 0),
-                papers=len(papers),
-                skipped=ingest_summary.get("skipped", 0),
-                skipped_by_reason={
-                    k: v
-                    for k, v in result.report.loc[result.report["action"] == "skipped", "reason"].value_counts().items()
-                },
-                changed=ingest_summary.get("changed", 0),
-            )
-            refit_needed = refit and previous is not None and previous.manifest.get("mode") == "incremental"
-            if previous is not None and not force and not refit_needed and previous.manifest.get("fingerprint") == fp:
-                summary.mode = "up-to-date"
-                summary.topics = previous.manifest.get("counts", {}).get("topics", 0)
-                summary.build_id = previous.folder.name
-                return summary
-
-            texts = papers["model_text"].tolist()
-            on = f" on {engine.name}" if engine is not None else ""
-            with run.stage("embed", f"Embedding {len(texts):,} papers ({embedding.manifest['backend']}{on})") as clock:
-                embedder = _Embedder(config, root, encoder, embedding.key, engine)
-                emb = embedder.embed_papers(texts, reporter)
-                summary.embedded, summary.embeddings_cached = emb.computed, emb.cached
-                clock.note = f"{emb.computed} computed, {emb.cached} cached"
-            folder = artifacts.new_build_dir(root, name)
-            # The vectors go into the build's embeddings.npy now; every later stage reads them
-            # from there, memory-mapped (the page cache holds them, not the build's heap).
-            embeddings = writer.save_embeddings(folder, emb.vectors)
-            del emb
-
-            fit_key = fit_settings_key(config, embedding.key)
-            plan = None if refit else incremental.plan(previous, papers, fit_key)
-            if plan is not None:
-                summary.mode = "incremental"
-                with run.stage("place", f"Placing {plan.n_new:,} new papers into the existing topics"):
-                    topics = incremental.place(plan, papers, embeddings)
-                with run.stage("trends", "Recomputing trends"):
-                    topics = incremental.with_trends(topics, papers, plan)
-            else:
-                topics = _fit_full(papers, texts, embeddings, config, root, embedder, run)
-            with run.stage("write", "Writing artifacts"):
-                writer.write_tables(folder, topics, papers, embeddings, result.report)
-            # Every build writes the whole index again, an incremental one too: an index with
-            # the new papers' terms and the corpus's new statistics (idf, mean length).
-            with run.stage("keyword_index", f"Indexing {len(papers):,} papers for keyword search"):
-                writer.write_keyword_index(folder, texts)
-            summary.topics = len(topics.tables.topics)
-            summary.stability = topics.stability_mean
-            summary.outlier_share = topics.outlier_share
-            summary.reassigned = topics.reassigned
-            summary.placed = topics.placed_new
-            summary.stages = run.records
-            summary.seconds = time.perf_counter() - started
-            summary.build_id = folder.name
-            manifest = writer.manifest(
-                build_id=folder.name,
-                summary=summary,
-                result=topics,
-                papers=papers,
-                embeddings=embeddings,
-                inputs=input_dicts,
-                config=config,
-                fingerprint=fp,
-                fit_settings=fit_key,
-                embedding=embedding.manifest,
-            )
-            writer.write_manifest(folder, manifest)
-            artifacts.publish(root, name, folder)
-            artifacts.discard_stale_builds(root, name)
+            return _build_steps(run, inputs, previous, refit=refit, force=force, encoder=encoder, engine=engine)
         except BaseException:
-            if folder is not None:
+            if run.folder is not None:
                 current = artifacts.current_build(root, name)
-                if current is None or current.folder != folder.resolve():
-                    shutil.rmtree(folder, ignore_errors=True)
+                if current is None or current.folder != run.folder.resolve():
+                    shutil.rmtree(run.folder, ignore_errors=True)
             raise
+
+
+@dataclass
+class _Run:
+    """One build's context: what every step needs, and the new build's folder once it exists
+    (deleted again if the build stops before publishing it)."""
+
+    name: str
+    root: Path
+    config: BuildConfig
+    stages: StageRunner
+    reporter: Reporter
+    embedding: Embedding
+    started: float
+    folder: Path | None = None
+
+
+def _build_steps(run: _Run, inputs, previous, *, refit: bool, force: bool, encoder, engine) -> BuildSummary:
+    """Ingest, then (unless up to date) embed, fit or place, write, and publish."""
+    config, root = run.config, run.root
+    with run.stages.stage("ingest", f"Reading {len(inputs)} input file(s)"):
+        result = ingest(inputs, config.ingest, progress=run.reporter.counter("rows", "rows"))
+    papers = result.papers.reset_index(drop=True)
+    input_dicts = [i.to_dict() for i in result.inputs]
+    fp = fingerprint(input_dicts, config, run.embedding.key)
+    summary = _ingest_summary(run, result, papers)
+    refit_needed = refit and previous is not None and previous.manifest.mode == "incremental"
+    if previous is not None and not force and not refit_needed and previous.manifest.fingerprint == fp:
+        summary.mode = "up-to-date"
+        summary.topics = previous.manifest.counts.topics
+        summary.build_id = previous.folder.name
+        return summary
+
+    texts = papers["model_text"].tolist()
+    embedder = Embedder(config, root, encoder, run.embedding.key, engine)
+    embeddings = _embed_step(run, embedder, texts, summary, engine)
+    fit_key = fit_settings_key(config, run.embedding.key)
+    plan = None if refit else incremental.plan(previous, papers, fit_key)
+    if plan is not None:
+        summary.mode = "incremental"
+        with run.stages.stage("place", f"Placing {plan.n_new:,} new papers into the existing topics"):
+            topics = incremental.place(plan, papers, embeddings)
+        with run.stages.stage("trends", "Recomputing trends"):
+            topics = incremental.with_trends(topics, papers, plan)
+    else:
+        topics = fit_full(papers, texts, embeddings, config, root, embedder, run.stages)
+    with run.stages.stage("write", "Writing artifacts"):
+        writer.write_tables(run.folder, topics, papers, embeddings, result.report)
+    # Every build writes the whole index again, an incremental one too: an index with
+    # the new papers' terms and the corpus's new statistics (idf, mean length).
+    with run.stages.stage("keyword_index", f"Indexing {len(papers):,} papers for keyword search"):
+        writer.write_keyword_index(run.folder, texts)
+    _finish_summary(summary, run, topics)
+    manifest = Manifest.from_dict(  # read as the app reads it: written back, it is the same JSON
+        writer.manifest(
+            build_id=run.folder.name,
+            summary=summary,
+            result=topics,
+            papers=papers,
+            embeddings=embeddings,
+            inputs=input_dicts,
+            config=config,
+            fingerprint=fp,
+            fit_settings=fit_key,
+            embedding=run.embedding.manifest,
+        )
+    )
+    writer.write_manifest(run.folder, manifest.to_dict())
+    artifacts.publish(root, run.name, run.folder)
+    artifacts.discard_stale_builds(root, run.name)
     return summary
 
 
-class _Embedder:
-    """Embeds papers and, for KeyBERTInspired/MMR, words; both through the per-text store."""
-
-    def __init__(self, config: BuildConfig, root: Path, encoder: Encoder | None, key: str, engine=None):
-        self.config = config
-        self.cache = artifacts.cache_dir(root)
-        self._encoder = encoder
-        self.key = key
-        self.engine = engine  # papers only: the few words of KeyBERTInspired stay local
-
-    def encoder(self) -> Encoder:
-        if self._encoder is None:
-            self._encoder = load_encoder(self.config.embed, self.cache)
-        return self._encoder
-
-    def _for_store(self) -> Encoder:
-        return _LazyEncoder(self) if self._encoder is None else self._encoder
-
-    def embed_papers(self, texts: list[str], reporter: Reporter):
-        if self.engine is not None:
-            progress = reporter.counter("embedded", "papers")
-            return self.engine(texts, self.config.embed, self.cache, progress=progress, encoder=self._encoder)
-        return embed_texts(
-            texts,
-            self.config.embed,
-            self.cache,
-            progress=reporter.counter("embedded", "papers"),
-            encoder=self._for_store(),
-        )
-
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        return embed_texts(texts, self.config.embed, self.cache, encoder=self._for_store()).vectors
-
-
-class _LazyEncoder(Encoder):
-    """Loads the real encoder only when a text is missing from the store."""
-
-    def __init__(self, owner: _Embedder):
-        self.owner = owner
-        self.key = owner.key
-
-    def encode(self, texts, progress=None):
-        return self.owner.encoder().encode(texts, progress=progress)
-
-
-def _reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_knn=None) -> tuple[Projection, bool]:
-    """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists."""
-    digest = array_digest(embeddings)
-    digest.update(json.dumps(asdict(config.umap), sort_keys=True).encode())
-    digest.update(f"{REDUCE_VERSION}-{uses_projection(config.cluster)}".encode())
-    cache = StageCache(artifacts.cache_dir(root))
-    entry = f"reduce-{digest.hexdigest()[:20]}"
-    folder = cache.get(entry)
-    if folder is not None:
-        try:
-            projection = Projection.load(folder)
-            if on_knn:
-                on_knn((projection.knn_indices, projection.knn_dists))
-            return projection, True
-        except (OSError, ValueError):  # damaged, or pruned while we read it: compute it again
-            cache.discard(entry)
-    knn = shared_knn(embeddings, config.umap)
-    if on_knn:
-        on_knn(knn)
-    projection = reduce(embeddings, config.umap, knn=knn, with_cluster=uses_projection(config.cluster))
-    cache.put(entry, projection.save)
-    return projection, False
-
-
-def _fit_full(
-    papers, texts: list[str], embeddings, config: BuildConfig, root: Path, embedder, run: StageRunner
-) -> TopicResult:
-    job = StabilityJob(embeddings, config, artifacts.cache_dir(root), background_min_papers=BACKGROUND_MIN_PAPERS)
-    try:
-        return _fit_full_with(job, papers, texts, embeddings, config, root, embedder, run)
-    finally:
-        job.close()
-
-
-def _fit_full_with(
-    job, papers, texts: list[str], embeddings, config: BuildConfig, root, embedder, run: StageRunner
-) -> TopicResult:
-    """The full fit; ``texts`` is ``papers["model_text"]`` as one list (made once: a million
-    Python strings are over a gigabyte)."""
-    n = len(papers)
-    what = (
-        f"{config.umap.cluster_dims}-d for clustering, 2-d for the map"
-        if uses_projection(config.cluster)
-        else "kNN graph for clustering, 2-d map"
-    )
-    with run.stage("reduce", f"Projecting with UMAP ({what})") as clock:
-        projection, cached = _reduce_cached(embeddings, config, root, on_knn=job.start)
-        clock.note = "cached" if cached else ""
-    knn = _knn_info(embeddings, projection, config)
-    if knn["method"] != "exact":
-        with run.stage("knn_recall", f"Checking the approximate kNN graph on {knn['recall_sample']:,} papers") as clock:
-            knn["recall"] = round(knn_recall(embeddings, projection.knn_indices, sample=knn["recall_sample"]), 4)
-            clock.note = f"recall@{knn['k']} {knn['recall']:.3f}"
-    with run.stage("cluster", "Clustering") as clock:
-        clustering = cluster(projection.cluster, embeddings, config.cluster, knn=projection.knn_indices)
-        clock.note = f"{clustering.n_clusters} clusters, {clustering.raw_outlier.mean() if n else 0:.1%} outliers"
-    with run.stage("vocabulary", "Counting terms"):
-        dt = doc_terms(texts, ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
-    with run.stage("represent", "Building topic representations (c-TF-IDF, KeyBERTInspired, MMR, hierarchy)"):
-        tm = fit_topics(
-            texts,
-            embeddings,
-            projection.cluster,
-            clustering.labels,
-            clustering.raw_outlier,
-            papers["doc_id"].tolist(),
-            dt,
-            config.represent,
-            embedder,
-        )
-    quality = f"stability across {len(job.seeds)} runs on 90% samples" if job.seeds else "no stability"
-    with run.stage("trends", f"Computing trends and topic quality ({quality})") as clock:
-        started = time.perf_counter()
-        others = job.runs()
-        per_topic = evaluate_topic_stability(tm.topics, others) if others else {}
-        waited = time.perf_counter() - started
-        clock.note = f"stability {job.mode if not job.error else 'failed: ' + job.error}" + (
-            f", {waited:.1f}s" if job.seeds else ""
-        )
-        trends = compute_trends(papers["year"], tm.topics, dt)
-        topic_table = _finish_topic_table(tm.tables.topics, tm.topics, projection.map, trends, dt)
-        topic_table["stability"] = [per_topic.get(int(t), np.nan) for t in topic_table["topic"]]
-    topic_pos = {t: i for i, t in enumerate(topic_table["topic"].tolist())}
-    probs = np.array(
-        [tm.tables.distribution[i, topic_pos[t]] if t in topic_pos else 0.0 for i, t in enumerate(tm.topics)],
-        dtype=np.float32,
-    )
-    return TopicResult(
-        topics=tm.topics,
-        topic_prob=probs,
-        was_outlier=clustering.raw_outlier,
-        placed=np.zeros(n, dtype=bool),
-        xy=projection.map,
-        tables=TopicTables(
-            topics=topic_table,
-            topic_terms=tm.tables.topic_terms,
-            hierarchy=tm.tables.hierarchy,
-            topic_embeddings=tm.tables.topic_embeddings,
-            similarity=tm.tables.similarity,
-            distribution=tm.tables.distribution,
-        ),
-        trends=trends,
-        model=FittedModel(tm.model),
-        cluster_params=asdict(clustering.params),
-        fitted_papers=n,
-        fitted_at=None,
-        stability=job.info(list(per_topic.values())) if job.seeds else {"computed": job.mode},
-        reassigned=int(clustering.raw_outlier.sum()) if config.cluster.reassign_outliers else 0,
-        stability_mean=float(np.mean(list(per_topic.values()))) if per_topic else None,
-        knn=knn,
+def _ingest_summary(run: _Run, result, papers: pd.DataFrame) -> BuildSummary:
+    """The summary as far as the ingest tells it (a full build until found otherwise)."""
+    ingest_summary = result.summary()
+    skipped = result.report.loc[result.report["action"] == "skipped", "reason"].value_counts()
+    return BuildSummary(
+        name=run.name,
+        folder=run.root / run.name,
+        mode="full",
+        read=ingest_summary.get("read", 0),
+        papers=len(papers),
+        skipped=ingest_summary.get("skipped", 0),
+        skipped_by_reason={k: v for k, v in skipped.items()},
+        changed=ingest_summary.get("changed", 0),
     )
 
 
-def _knn_info(embeddings, projection: Projection, config: BuildConfig) -> dict:
-    """The manifest's ``knn`` section: how the shared kNN graph was found (and, when approximate,
-    its recall against exact neighbours on a sample, filled in by the build)."""
-    n, width = projection.knn_indices.shape
-    if is_exact(n, config.umap):
-        return {"method": "exact", "k": int(width), "exact_knn_max": config.umap.exact_knn_max}
-    return {
-        "method": "pynndescent",
-        "k": int(width),
-        "exact_knn_max": config.umap.exact_knn_max,
-        "recall_sample": min(RECALL_SAMPLE, n),
-        "recall": None,
-        "recall_measure": "mean over sampled papers of the share of their exact k nearest papers "
-        "(cosine, self included) that the graph lists (pipeline.reduce.knn_recall)",
-    }
+def _embed_step(run: _Run, embedder: Embedder, texts: list[str], summary: BuildSummary, engine):
+    """Embed the papers, make the new build's folder and save the vectors into it; returns them
+    memory-mapped from there."""
+    on = f" on {engine.name}" if engine is not None else ""
+    title = f"Embedding {len(texts):,} papers ({run.embedding.manifest['backend']}{on})"
+    with run.stages.stage("embed", title) as clock:
+        emb = embedder.embed_papers(texts, run.reporter)
+        summary.embedded, summary.embeddings_cached = emb.computed, emb.cached
+        clock.note = f"{emb.computed} computed, {emb.cached} cached"
+    run.folder = artifacts.new_build_dir(run.root, run.name)
+    # The vectors go into the build's embeddings.npy now; every later stage reads them
+    # from there, memory-mapped (the page cache holds them, not the build's heap).
+    return writer.save_embeddings(run.folder, emb.vectors)
 
 
-def _finish_topic_table(table: pd.DataFrame, topics: np.ndarray, xy: np.ndarray, trends, dt) -> pd.DataFrame:
-    """Add map positions, coherence and growth to the topic table."""
-    table = table.copy()
-    if not len(table):
-        return table
-    centres = {t: np.median(xy[topics == t], axis=0) for t in table["topic"]}
-    table["x"] = [float(centres[t][0]) for t in table["topic"]]
-    table["y"] = [float(centres[t][1]) for t in table["topic"]]
-    table["coherence"] = _coherence(table["keywords"].tolist(), dt)
-    growth = growth_per_year(trends.topic_years) if len(trends.years) >= 2 else {}
-    table["growth"] = [growth.get(int(t), np.nan) for t in table["topic"]]
-    return table
-
-
-def _coherence(topic_words: list[list[str]], dt) -> list[float]:
-    if dt.counts.shape[1] == 0:
-        return [float("nan")] * len(topic_words)
-    _, per_topic = npmi_coherence(topic_words, dt.presence(), dt.vocabulary, top_n=10)
-    return [float(x) for x in per_topic]
+def _finish_summary(summary: BuildSummary, run: _Run, topics) -> None:
+    summary.topics = len(topics.topic_table)
+    summary.stability = topics.stability_mean
+    summary.outlier_share = topics.outlier_share
+    summary.reassigned = topics.reassigned
+    summary.placed = topics.placed_new
+    summary.stages = run.stages.records
+    summary.seconds = time.perf_counter() - run.started
+    summary.build_id = run.folder.name

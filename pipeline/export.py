@@ -61,7 +61,8 @@ from pipeline.export_common import GZIP_LEVEL, column_texts, gzip_json, http_url
 from pipeline.export_compare import compare_part, reference_tables
 from pipeline.formats.blobs import points_blob, unpack
 from pipeline.formats.ids import short_ids
-from pipeline.label_evidence import shown_labels
+from pipeline.labels import shown_labels
+from pipeline.manifest import Manifest
 from pipeline.place import own_topic_similarity
 
 TEMPLATE = "export.html"
@@ -149,7 +150,7 @@ def export_html(
             cosine to the topic's embedding; computed here when neither table is given).
         topics: topics to export instead of ``topics.parquet``. Needs ``topic, label``; uses
             ``keywords, x, y`` when present (else the median position of the topic's papers), and
-            ``label_support, curated`` to mark weak labels as the app does (``pipeline.label_evidence.shown_labels``).
+            ``label_support, curated`` to mark weak labels as the app does (``pipeline.labels.shown_labels``).
             Sizes are always counted from ``papers``; topics without papers are left out, and
             papers whose topic is not in the table get a generic label ("topic 7", "outliers").
         curated: when neither table is given, apply the corpus's topic edits
@@ -188,17 +189,25 @@ def export_html(
         papers = papers.assign(topic_similarity=stored_topic_similarity(folder, *before, papers, topics))
     data = export_data(name, manifest, papers, topics)
     if reference is not None:
-        result, _ = compare_builds(root, name, artifacts.check_name(reference))
-        ref_papers, ref_topics, ref_manifest = reference_tables(root, reference)
-        note = None
-        if edits or curation_path(root, reference).exists():
-            note = "The comparison is of the two builds' own topics: topic edits made in the app are not applied to it."
-        part = compare_part(
-            result, data_ids(data), ref_papers, ref_topics, synthetic=bool(ref_manifest.get("synthetic")), note=note
-        )
-        data = with_comparison(data, part)
-    page = render_page(data)
-    out = Path(out)
+        data = _with_reference(root, name, reference, data, edited=bool(edits))
+    return _write_atomically(Path(out), render_page(data))
+
+
+def _with_reference(root: Path, name: str, reference: str, data: ExportData, *, edited: bool) -> ExportData:
+    """``data`` with the comparison against corpus ``reference`` (stored, or computed and stored)."""
+    result, _ = compare_builds(root, name, artifacts.check_name(reference))
+    ref_papers, ref_topics, ref_manifest = reference_tables(root, reference)
+    note = None
+    if edited or curation_path(root, reference).exists():
+        note = "The comparison is of the two builds' own topics: topic edits made in the app are not applied to it."
+    part = compare_part(
+        result, data_ids(data), ref_papers, ref_topics, synthetic=bool(ref_manifest.synthetic), note=note
+    )
+    return with_comparison(data, part)
+
+
+def _write_atomically(out: Path, page: str) -> Path:
+    """Write ``page`` to ``out`` through a temporary file in the same folder, then rename it."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
@@ -308,7 +317,7 @@ def json_for_script(data) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).translate(JSON_ESCAPES)
 
 
-def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.DataFrame) -> ExportData:
+def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.DataFrame) -> ExportData:
     """Everything the page reads (see ``ExportData``), from the corpus's tables."""
     _require(papers, PAPER_REQUIRED, "papers")
     _require(topics, TOPIC_REQUIRED, "topics")
@@ -353,19 +362,19 @@ def export_data(name: str, manifest: dict, papers: pd.DataFrame, topics: pd.Data
     index = bm25.export_index(texts)
 
     valid_years = years.dropna().astype(int) if years is not None else pd.Series([], dtype=int)
-    embedding = manifest.get("embedding") or {}
+    embedding = manifest.embedding
     sizes = dict(zip(*np.unique(topic_ids, return_counts=True), strict=True))
     meta = {
         "name": name,
         "papers": len(papers),
         "topics": sum(1 for t in table["topic"] if t != -1),
-        "built": manifest.get("created_at"),
-        "model": _model_name(embedding.get("model")),
-        "backend": embedding.get("backend"),
-        "build_id": manifest.get("build_id"),
+        "built": manifest.created_at,
+        "model": _model_name(embedding.model),
+        "backend": embedding.backend,
+        "build_id": manifest.build_id,
         "years": [int(valid_years.min()), int(valid_years.max())] if len(valid_years) else None,
         "exported": pd.Timestamp.now(tz="UTC").strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "synthetic": bool(manifest.get("synthetic")),
+        "synthetic": bool(manifest.synthetic),
         "topic_list": [
             {"id": int(t), "label": str(lab), "size": int(sizes.get(int(t), 0)), "kw": _keywords(kw)}
             for t, lab, kw in zip(table["topic"], table["label"], table["keywords"], strict=True)

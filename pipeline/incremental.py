@@ -17,6 +17,7 @@ import pandas as pd
 
 from pipeline import artifacts, schema
 from pipeline.config import BuildConfig
+from pipeline.manifest import Manifest
 from pipeline.novelty import neighbours
 from pipeline.place import map_position, topic_distribution, vote_topics
 from pipeline.represent import growth_per_year
@@ -49,7 +50,7 @@ class PreviousBuild:
     """
 
     folder: Path
-    manifest: dict
+    manifest: Manifest
     config: BuildConfig
 
 
@@ -80,7 +81,7 @@ def plan(previous: PreviousBuild | None, papers: pd.DataFrame, fit_settings: str
         papers: the new input's papers (``pipeline.ingest``).
         fit_settings: this build's ``pipeline.build.fit_settings_key``.
     """
-    if previous is None or previous.manifest.get("fit_settings") != fit_settings:
+    if previous is None or previous.manifest.fit_settings != fit_settings:
         return None
     try:
         old = artifacts.read_table(previous.folder, schema.PAPERS)
@@ -91,7 +92,8 @@ def plan(previous: PreviousBuild | None, papers: pd.DataFrame, fit_settings: str
     if not old_keys.issubset(new_keys):
         return None
     new_mask = np.array([k not in old_keys for k in new_keys], dtype=bool)
-    fitted = previous.manifest.get("counts", {}).get("fitted_papers", len(old))
+    fitted = previous.manifest.counts.fitted_papers
+    fitted = len(old) if fitted is None else fitted
     if not new_mask.any() or (len(papers) - fitted) > MAX_INCREMENTAL_SHARE * fitted:
         return None
     return IncrementalPlan(previous, old, new_mask)
@@ -157,13 +159,13 @@ def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -
         ),
         trends=None,  # recomputed by ``with_trends``
         model=PreviousModel(folder / schema.BERTOPIC_DIR),
-        cluster_params=manifest.get("cluster_params", {}),
-        fitted_papers=manifest.get("counts", {}).get("fitted_papers", len(plan.old_papers)),
-        fitted_at=manifest.get("fitted_at", manifest.get("created_at")),
-        stability=manifest.get("stability", {"computed": "off"}),
+        cluster_params=manifest.cluster_params,
+        fitted_papers=len(plan.old_papers) if manifest.counts.fitted_papers is None else manifest.counts.fitted_papers,
+        fitted_at=manifest.created_at if manifest.fitted_at is None else manifest.fitted_at,
+        stability={"computed": "off"} if manifest.stability is None else manifest.stability,
         reassigned=int(was_outlier.sum()),
         placed_new=plan.n_new,
-        knn=manifest.get("knn"),
+        knn=manifest.knn,
     )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from pipeline.config import SECTIONS, SPEED_ONLY, BuildConfig, SettingsError
 from pipeline.errors import PipelineError
+from pipeline.manifest import Manifest
 
 
 def _apply(obj, values: dict[str, Any], where: str, path: str = ""):
@@ -89,7 +90,7 @@ def with_overrides(config: BuildConfig, overrides: dict[str, dict[str, Any]]) ->
     return _apply(config, cleaned, "command line")
 
 
-def config_from_manifest(manifest: dict, source: str) -> BuildConfig:
+def config_from_manifest(manifest: Manifest, source: str) -> BuildConfig:
     """The settings a build was made with (its manifest's ``params``), validated like a config file.
 
     Args:
@@ -100,7 +101,7 @@ def config_from_manifest(manifest: dict, source: str) -> BuildConfig:
         PipelineError: a section or key is unknown, or a value is not allowed (a manifest edited by
             hand, or one that names a setting no user may choose). The message says to rebuild.
     """
-    params = manifest.get("params")
+    params = manifest.params
     if not isinstance(params, dict):
         raise PipelineError(f"{source}: the manifest has no settings ('params'); rebuild the corpus.")
     unknown = sorted(set(params) - set(SECTIONS))

@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline import artifacts, cli  # noqa: E402
+from pipeline import artifacts, cli, cli_build  # noqa: E402
 from pipeline import build as build_module  # noqa: E402
 from pipeline.encoders import HashingEncoder  # noqa: E402
 
@@ -59,7 +59,7 @@ def fire(point: str) -> None:
 def install() -> None:
     """The hashing encoder instead of the model, and the watch points (see the module docstring)."""
     hashed = functools.partial(build_module.build, encoder=HashingEncoder())
-    build_module.build = cli.build = hashed  # cli calls the name it imported
+    build_module.build = cli_build.build = hashed  # cli_build calls the name it imported
     real_stage = build_module.StageRunner.stage
 
     def stage(self, name, title):

@@ -53,7 +53,7 @@ def real_artifacts(tmp_path_factory) -> Path:
     """An artifacts folder holding the bundled NeurIPS 2026 corpus built with the real packaged
     model (int8 ONNX, exported into its .cache on first use, ~10 s): corpus "neurips2026"."""
     from pipeline.build import build
-    from pipeline.cli import default_inputs
+    from pipeline.inputs import default_inputs
 
     root = tmp_path_factory.mktemp("real")
     summary = build(default_inputs(), "neurips2026", root, BuildConfig())

@@ -361,7 +361,7 @@ def test_cli_compare_and_build_with_reference(split_root, capsys, monkeypatch):
     assert "Compared 'late'" in out and "far from all earlier work" in out and "topics that grew" in out
     assert cli.main(["--artifacts", str(split_root), "compare", "late", "nope"]) == 1
     assert "no corpus named 'nope'" in capsys.readouterr().err
-    monkeypatch.setattr(cli, "build", functools.partial(build_module.build, encoder=TEST_ENCODER))
+    monkeypatch.setattr("pipeline.cli_build.build", functools.partial(build_module.build, encoder=TEST_ENCODER))
     late = split_root / "late.jsonl"
     code = cli.main(["--artifacts", str(split_root), "build", str(late), "--name", "late", "--reference", "early",
                      "--quiet"])  # fmt: skip

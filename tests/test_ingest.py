@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from pipeline.clean import clean_text
 from pipeline.config import ColumnMap, IngestParams
 from pipeline.errors import InputError
-from pipeline.ingest import MAX_MODEL_CHARS, PAPER_COLUMNS, IngestResult, detect_format, ingest
+from pipeline.ingest import IngestResult, detect_format, ingest
+from pipeline.ingest_papers import MAX_MODEL_CHARS, PAPER_COLUMNS
 from pipeline.schema import INGEST_REPORT_COLUMNS
 
 INPUTS = Path(__file__).parent / "fixtures" / "inputs"

@@ -32,14 +32,16 @@ from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 def no_work(monkeypatch):
     """Fail the test if an input is read or a text embedded."""
     import pipeline.build
+    import pipeline.build_embedding
+    import pipeline.cli_corpus
     import pipeline.ingest
 
     def forbidden(*args, **kwargs):
         raise AssertionError("an input was read or a text embedded before the settings were checked")
 
-    for module in (pipeline.ingest, pipeline.build, cli):  # where it is defined and where it is called
+    for module in (pipeline.ingest, pipeline.build, pipeline.cli_corpus):  # where it is defined and where it is called
         monkeypatch.setattr(module, "ingest", forbidden)
-    for module in (pipeline.build, cli):
+    for module in (pipeline.build_embedding, pipeline.cli_corpus):
         monkeypatch.setattr(module, "embed_texts", forbidden)
 
 

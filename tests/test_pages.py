@@ -430,7 +430,7 @@ def test_no_corpus_at_all(tmp_path, monkeypatch):
 def sample_root(tmp_path_factory) -> Path:
     """Only the bundled sample (built with the test encoder), as a newcomer's first start has it."""
     from pipeline.build import build
-    from pipeline.cli import default_inputs
+    from pipeline.inputs import default_inputs
     from tests.conftest import TEST_ENCODER, fast_config
 
     root = tmp_path_factory.mktemp("sample")

@@ -204,10 +204,10 @@ def test_a_background_process_that_dies_costs_time_not_the_stability(small_artif
 
 
 def _background_everywhere(monkeypatch):
-    import pipeline.build as build_module
+    import pipeline.build_fit as build_fit
     import pipeline.stability_job as job_module
 
-    monkeypatch.setattr(build_module, "BACKGROUND_MIN_PAPERS", 1)
+    monkeypatch.setattr(build_fit, "BACKGROUND_MIN_PAPERS", 1)
     monkeypatch.setattr(job_module.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
 
 
@@ -407,7 +407,7 @@ _EMULATED_DEFAULT_BUILD = """
 import sys
 from pathlib import Path
 from pipeline.build import build
-from pipeline.cli import default_inputs
+from pipeline.inputs import default_inputs
 build(default_inputs(), "neurips2026", Path(sys.argv[1]))
 """
 
@@ -418,7 +418,7 @@ def test_bundled_corpus_has_six_readable_topics_the_same_on_another_processor(tm
     import subprocess
 
     from pipeline.build import build
-    from pipeline.cli import default_inputs
+    from pipeline.inputs import default_inputs
 
     build(default_inputs(), "neurips2026", tmp_path / "here", BuildConfig())
     env = os.environ | {"NUMBA_CPU_NAME": "generic", "NPY_DISABLE_CPU_FEATURES": "AVX512_SPR AVX512_ICL X86_V4"}

@@ -177,7 +177,8 @@ def test_bad_ray_settings_are_named():
 
 
 def test_cli_flags_make_the_ray_engine():
-    from pipeline.cli import _engine, make_parser
+    from pipeline.cli import make_parser
+    from pipeline.cli_build import _engine
 
     args = make_parser().parse_args(["build", "x.csv"])
     assert _engine(args) is None  # the local engine: Ray is not even imported

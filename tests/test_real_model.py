@@ -20,9 +20,9 @@ import pytest
 
 from pipeline import artifacts, schema
 from pipeline.build import build
-from pipeline.cli import default_inputs
-from pipeline.cluster_params import AUTO_GRAPH_MIN, resolve_params
+from pipeline.cluster import AUTO_GRAPH_MIN, resolve_params
 from pipeline.config import BuildConfig, EmbedParams
+from pipeline.inputs import default_inputs
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.real_model
@@ -161,7 +161,7 @@ def test_two_builds_give_the_same_topics(seeds_root, tmp_path):
 
 
 def test_onnx_int8_vectors_match_sentence_transformers(seeds_root):
-    from pipeline.encoders import load_encoder
+    from pipeline.embed import load_encoder
 
     _, papers, _ = _tables(seeds_root)
     texts = papers["model_text"].tolist()

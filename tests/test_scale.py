@@ -69,7 +69,7 @@ def test_knn_recall_is_one_for_the_exact_graph_and_counts_what_is_missing():
 
 def test_an_approximate_build_records_the_graph_and_its_recall(tmp_path):
     from pipeline.build import build
-    from pipeline.encoders import HashingEncoder
+    from pipeline.embed import HashingEncoder
 
     config = dataclasses.replace(BuildConfig(), umap=dataclasses.replace(UmapParams(), exact_knn_max=50, n_epochs=20))
     summary = build([_fixture()], "approx", tmp_path, config, encoder=HashingEncoder())
@@ -112,13 +112,12 @@ def test_embeddings_and_projections_are_read_memory_mapped(tmp_path):
 
 def test_a_full_build_reads_its_embeddings_from_the_build_folder(tmp_path, monkeypatch):
     from pipeline import build as build_module
-    from pipeline.encoders import HashingEncoder
+    from pipeline import build_fit
+    from pipeline.embed import HashingEncoder
 
     seen = []
-    real = build_module._reduce_cached
-    monkeypatch.setattr(
-        build_module, "_reduce_cached", lambda emb, *a, **k: seen.append(type(emb)) or real(emb, *a, **k)
-    )
+    real = build_fit.reduce_cached
+    monkeypatch.setattr(build_fit, "reduce_cached", lambda emb, *a, **k: seen.append(type(emb)) or real(emb, *a, **k))
     summary = build_module.build([_fixture()], "mapped", tmp_path, encoder=HashingEncoder())
     assert seen == [np.memmap]
     saved = np.load(summary.folder / "embeddings.npy")
@@ -138,7 +137,7 @@ def test_stage_cache_keys_hash_arrays_in_place_as_their_bytes():
 
 
 def test_smoothing_never_makes_a_dense_papers_by_topics_array_and_votes_as_before(monkeypatch):
-    from pipeline.cluster_refine import smooth
+    from pipeline.cluster import smooth
 
     rng = np.random.default_rng(4)
     n, k = 2000, 12
@@ -164,7 +163,7 @@ def test_smoothing_never_makes_a_dense_papers_by_topics_array_and_votes_as_befor
 
 
 def test_shared_neighbour_weights_count_common_neighbours_as_every_pair_compared():
-    from pipeline.cluster_graph import snn_edges
+    from pipeline.cluster import snn_edges
 
     rng = np.random.default_rng(5)
     n, k = 500, 11
@@ -182,7 +181,7 @@ def test_shared_neighbour_weights_count_common_neighbours_as_every_pair_compared
 
 
 def test_centroids_and_merges_are_those_of_the_per_cluster_masks():
-    from pipeline.cluster_refine import centroids, merge_to
+    from pipeline.cluster import centroids, merge_to
 
     rng = np.random.default_rng(6)
     x = _unit(rng, 3000, 12)
@@ -235,7 +234,7 @@ def test_the_vocabulary_of_a_sample_counts_exactly_and_matches_the_whole_when_th
 
 
 def test_leiden_runs_adapt_to_the_corpus_size_unless_set():
-    from pipeline.cluster_params import default_runs, resolve_params
+    from pipeline.cluster import default_runs, resolve_params
 
     assert [default_runs(n) for n in (500, 18_661, 20_000, 100_000, 1_000_000)] == [40, 21, 20, 9, 3]
     assert resolve_params(ClusterParams(), 100_000).runs == 9
@@ -245,12 +244,12 @@ def test_leiden_runs_adapt_to_the_corpus_size_unless_set():
 def test_a_large_graph_reaches_igraph_through_the_edge_list_reader_unchanged(monkeypatch):
     import igraph as ig
 
-    from pipeline import cluster_graph
+    from pipeline import cluster
 
     rng = np.random.default_rng(8)
     a, b = np.sort(rng.integers(0, 990, 5000)), rng.integers(0, 990, 5000)
-    monkeypatch.setattr(cluster_graph, "EDGE_LIST_MIN", 1000)
-    graph = cluster_graph._igraph(1000, a, b)  # the last ten papers have no edge: still vertices
+    monkeypatch.setattr(cluster, "EDGE_LIST_MIN", 1000)
+    graph = cluster._igraph(1000, a, b)  # the last ten papers have no edge: still vertices
     direct = ig.Graph(n=1000, edges=np.column_stack([a, b]))
     assert graph.vcount() == 1000 and graph.get_edgelist() == direct.get_edgelist()
 
@@ -259,7 +258,7 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
     import pandas as pd
 
     from pipeline.build import build
-    from pipeline.encoders import HashingEncoder
+    from pipeline.embed import HashingEncoder
     from pipeline.represent import ctfidf_words
     from pipeline.vocab import doc_terms
 
@@ -283,11 +282,10 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
 def test_adding_papers_adds_their_counts_to_the_stored_ones_without_recounting(tmp_path, monkeypatch):
     import pandas as pd
 
-    from pipeline import artifacts, schema
-    from pipeline import build as build_module
+    from pipeline import artifacts, build_fit, schema
     from pipeline import vocab as vocab_module
     from pipeline.build import build
-    from pipeline.encoders import HashingEncoder
+    from pipeline.embed import HashingEncoder
     from pipeline.vocab import make_vectorizer
 
     lines = _fixture().read_text(encoding="utf-8").splitlines(keepends=True)
@@ -300,7 +298,7 @@ def test_adding_papers_adds_their_counts_to_the_stored_ones_without_recounting(t
     counted = []
     real = vocab_module.doc_terms
     counting = lambda texts, **k: counted.append(len(texts)) or real(texts, **k)  # noqa: E731
-    for module in (vocab_module, build_module):  # where it is defined and where the build calls it
+    for module in (vocab_module, build_fit):  # where it is defined and where the build calls it
         monkeypatch.setattr(module, "doc_terms", counting)
     summary = build([first, extra], "c", root, encoder=HashingEncoder())
     assert summary.mode == "incremental" and counted == []  # the corpus was not counted again
