@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import platform
@@ -316,11 +317,11 @@ async def bench_app(args, corpus: str) -> dict:
     from pipeline import artifacts as art
 
     manifest = art.read_manifest(art.corpus_path(args.artifacts, corpus))
-    n = manifest["counts"]["papers"]
+    n = manifest.counts.papers
     res: dict = {
         "corpus": corpus,
         "papers": n,
-        "topics": manifest["counts"]["topics"],
+        "topics": manifest.counts.topics,
         "payload": map_payload(args.artifacts, corpus),
     }
     async with async_playwright() as p:
@@ -543,7 +544,7 @@ async def bench_export(args, corpus: str) -> list[dict]:
     cases = [(corpus, papers, topics, manifest)]
     if args.export_scale and args.export_scale > len(papers):
         big, big_topics = enlarge(papers, topics, args.export_scale)
-        cases.append((f"synthetic-{args.export_scale}", big, big_topics, {**manifest, "synthetic": True}))
+        cases.append((f"synthetic-{args.export_scale}", big, big_topics, dataclasses.replace(manifest, synthetic=True)))
     for name, pp, tt, mm in cases:
         start = time.perf_counter()
         data = export_data(name, mm, pp, tt)

@@ -83,11 +83,11 @@ def run_ours(art: Path, name: str, data: Path) -> dict:
     manifest = artifacts.read_manifest(artifacts.corpus_path(art, name))
     return {
         "wall_s": wall,
-        "papers": manifest["counts"]["papers"],
-        "topics": manifest["counts"]["topics"],
-        "embedded": manifest["embedding"]["computed"],
-        "stages_s": {s["name"]: round(s["seconds"], 1) for s in manifest["stages"]},
-        "peak_rss_mb": manifest.get("peak_rss_mb"),
+        "papers": manifest.counts.papers,
+        "topics": manifest.counts.topics,
+        "embedded": manifest.embedding.computed,
+        "stages_s": {s.name: round(s.seconds, 1) for s in manifest.stages},
+        "peak_rss_mb": manifest.peak_rss_mb,
     }
 
 

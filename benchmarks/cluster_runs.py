@@ -4,7 +4,7 @@ Not part of the test run. For a built corpus, clusters its papers with the pipel
 (``pipeline.cluster.cluster`` on the build's kNN graph, read from the stage cache or computed) once
 per seed for each number of runs, and reports the mean pairwise ARI over the seeds (the seed
 stability of ``pipeline.evaluate.stability``) and the seconds per clustering. Used to choose the
-size-dependent default of ``cluster.runs`` (``pipeline.cluster.default_runs``); the figures go to
+size-dependent default of ``cluster.runs`` (``pipeline.cluster_params.default_runs``); the figures go to
 ``benchmarks/output/cluster_runs-NAME.json`` and, through ``bench_scale.py``, into BENCHMARKS.md.
 
     .venv/bin/python benchmarks/cluster_runs.py --artifacts /tmp/art neurips --runs 20 9 3 --seeds 3
@@ -29,7 +29,8 @@ def measure(root: Path, name: str, runs: list[int], seeds: int) -> dict:
 
     from pipeline import artifacts, schema
     from pipeline.build_fit import reduce_cached
-    from pipeline.cluster import cluster, default_runs
+    from pipeline.cluster import cluster
+    from pipeline.cluster_params import default_runs
     from pipeline.evaluate import stability
     from pipeline.settings import config_from_manifest
 

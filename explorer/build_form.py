@@ -269,7 +269,7 @@ def choose_target(ws: Workspace, files: list[jobs.Upload]) -> Target | None:
         names = [e.name for e in entries]
         name = st.selectbox("Corpus", names, key="add_into")
         entry = next(e for e in entries if e.name == name)
-        why = _addable(str(ws.root), name, str(entry.manifest.get("build_id")))
+        why = _addable(str(ws.root), name, str(entry.manifest.build_id))
         if why:
             st.error(f"Papers cannot be added to {text.plain(name)}: {text.plain(why)}", icon=":material/block:")
         refit = st.checkbox(

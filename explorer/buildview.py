@@ -154,10 +154,10 @@ def _finished_job(ws: Workspace, job: job_queue.Job) -> None:
 
 def _counts(root: Path, name: str) -> str:
     try:
-        counts = artifacts.read_manifest(artifacts.corpus_path(root, name)).get("counts", {})
+        counts = artifacts.read_manifest(artifacts.corpus_path(root, name)).counts
     except artifacts.ArtifactError:
         return ""
-    return f": {counts.get('papers', 0):,} papers in {counts.get('topics', 0)} topics"
+    return f": {counts.papers:,} papers in {counts.topics} topics"
 
 
 def _report(ws: Workspace, job: job_queue.Job) -> None:

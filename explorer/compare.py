@@ -51,11 +51,11 @@ def side_of(corpus: Corpus) -> Side:
     """A loaded corpus as the comparison's :class:`~pipeline.side.Side` (no copy of the embeddings)."""
     papers = corpus.papers
     texts = papers["model_text"]
-    ngrams = (corpus.manifest.get("params") or {}).get("represent", {}).get("ngram_range", (1, 2))
+    ngrams = (corpus.manifest.params or {}).get("represent", {}).get("ngram_range", (1, 2))
     return Side(
         name=corpus.name,
         build_id=corpus.build_id,
-        model_key=str((corpus.manifest.get("embedding") or {}).get("model_key", "")),
+        model_key=str(corpus.manifest.embedding.model_key or ""),
         doc_ids=papers["doc_id"].astype(str).to_numpy(dtype=object),
         topics=papers["topic"].to_numpy(dtype=np.int64),
         years=papers["year"].astype("Float64").to_numpy(dtype=float, na_value=np.nan),
@@ -73,8 +73,8 @@ def check_pair(new: Corpus, ref: Corpus) -> str | None:
     """Why these two corpora cannot be compared in the app, or None."""
     if new.name == ref.name:
         return "a corpus cannot be its own reference: pick another corpus."
-    key_new = (new.manifest.get("embedding") or {}).get("model_key")
-    key_ref = (ref.manifest.get("embedding") or {}).get("model_key")
+    key_new = new.manifest.embedding.model_key
+    key_ref = ref.manifest.embedding.model_key
     if key_new and key_ref and key_new != key_ref:
         return (
             f"{new.name} and {ref.name} were embedded with different models, so their papers cannot be placed "

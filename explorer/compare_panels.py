@@ -16,6 +16,7 @@ from pipeline import compare as cmp
 from pipeline.artifacts import ArtifactError
 from pipeline.comparison import CompareError, Comparison
 from pipeline.distinctive import min_support
+from pipeline.manifest import Counts
 
 # ------------------------------------------------------------------------------------------
 # Choosing the reference
@@ -23,7 +24,7 @@ from pipeline.distinctive import min_support
 
 
 def _years(entry) -> tuple[int, int] | None:
-    years = ((entry.manifest or {}).get("counts") or {}).get("years")
+    years = entry.manifest.counts.years if entry.manifest else None
     return (int(years[0]), int(years[1])) if years else None
 
 
@@ -39,7 +40,7 @@ def default_reference(ctx: shell.Context, candidates: list) -> str | None:
     pool = earlier or candidates
     if not pool:
         return None
-    return max(pool, key=lambda e: (((e.manifest or {}).get("counts") or {}).get("papers", 0), e.name)).name
+    return max(pool, key=lambda e: ((e.manifest.counts.papers if e.manifest else 0), e.name)).name
 
 
 def reference_picker(ctx: shell.Context) -> Corpus | None:
@@ -84,10 +85,10 @@ def reference_picker(ctx: shell.Context) -> Corpus | None:
 
 
 def _caption(entry) -> str:
-    counts = (entry.manifest or {}).get("counts") or {}
+    counts = entry.manifest.counts if entry.manifest else Counts()
     years = _years(entry)
     span = "" if years is None else f", {years[0]}" if years[0] == years[1] else f", {years[0]}–{years[1]}"
-    return f"{entry.name} · {counts.get('papers', 0):,} papers{span}"
+    return f"{entry.name} · {counts.papers:,} papers{span}"
 
 
 def comparison(ctx: shell.Context, ref: Corpus) -> Comparison | None:

@@ -35,6 +35,7 @@ from pipeline.artifacts import CorpusEntry
 from pipeline.curation import Curation, CurationError, curation_path
 from pipeline.formats import palette
 from pipeline.formats.ids import short_ids
+from pipeline.manifest import Manifest
 from pipeline.topic_tables import TopicTables
 
 
@@ -69,7 +70,7 @@ class Corpus:
     build_id: str
     folder: Path
     root: Path
-    manifest: dict
+    manifest: Manifest
     papers: pd.DataFrame
     tables: TopicTables
     terms: pd.DataFrame

@@ -43,7 +43,7 @@ def offline_html(corpus: Corpus, reference: Corpus | None = None, comparison: Co
     if comparison is not None:
         part = compare_part(
             comparison, data_ids(data), reference.papers, reference.tables.topics,
-            synthetic=bool((reference.manifest or {}).get("synthetic")),
+            synthetic=bool(reference.manifest and reference.manifest.synthetic),
         )  # fmt: skip
         data = with_comparison(data, part)
     page = render_page(data)

@@ -28,7 +28,7 @@ VIEW_RE = re.compile(r"^\s*(-?[0-9.eE+-]+)\s*,\s*(-?[0-9.eE+-]+)\s*,\s*([0-9.eE+
 
 def corpus_points(corpus: Corpus) -> blobs.Blob:
     """``blobs.points_blob`` of a loaded (curated) corpus."""
-    synthetic = bool((corpus.manifest or {}).get("synthetic"))
+    synthetic = bool(corpus.manifest and corpus.manifest.synthetic)
     return blobs.points_blob(
         corpus.name, corpus.papers, corpus.tables.topics, synthetic=synthetic, colours=corpus.colouring.colours
     )

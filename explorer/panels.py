@@ -125,7 +125,7 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
 
 def stability_note(corpus: Corpus) -> str:
     """What the Stability column means for this build, or why it is missing."""
-    info = corpus.manifest.get("stability") or {}
+    info = corpus.manifest.stability or {}
     if "stability" in corpus.tables.topics and corpus.tables.topics["stability"].notna().any():
         return (
             f"*Stability*: the mean best overlap (Jaccard, over the papers each run kept) of each topic with the "

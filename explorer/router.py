@@ -29,6 +29,7 @@ from explorer.shell import (
 from explorer.state import View
 from pipeline.artifacts import ArtifactError
 from pipeline.inputs import DEFAULT_CORPUS, DEFAULT_INPUTS
+from pipeline.manifest import Counts
 
 
 def _default_corpus(entries) -> str | None:
@@ -121,7 +122,7 @@ def _corpus_picker(view: View, entries) -> str:
 
 def is_bundled_sample(corpus: Corpus) -> bool:
     """True when the corpus was built from the abstracts that ship with the app (and nothing else)."""
-    inputs = (corpus.manifest or {}).get("inputs") or []
+    inputs = corpus.manifest.inputs if corpus.manifest else []
     bundled = DEFAULT_INPUTS.resolve()
     try:
         return bool(inputs) and all(Path(str(i.get("path", ""))).resolve().parent == bundled for i in inputs)
@@ -166,8 +167,8 @@ def _share_section(ctx: Context) -> None:
 def _corpus_caption(entry) -> str:
     if not entry.ok:
         return f"{entry.name} (cannot be read)"
-    counts = (entry.manifest or {}).get("counts") or {}
-    return f"{entry.name} · {counts.get('papers', 0):,} papers"
+    counts = entry.manifest.counts if entry.manifest else Counts()
+    return f"{entry.name} · {counts.papers:,} papers"
 
 
 def _clear_filters() -> None:
@@ -198,12 +199,12 @@ def _page_links(view: View, access: Access, n_list: int = 0) -> None:
 
 def _build_caption(corpus: Corpus) -> None:
     m = corpus.manifest
-    counts = m.get("counts") or {}
+    counts = m.counts
     span = corpus.year_span
     years = "no years" if span is None else (str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}")
     st.caption(
         f"{corpus.n_papers:,} papers · {len(corpus.tables.topics)} topics · {years}  \n"
-        f"built {text.plain(str(m.get('created_at', '?'))[:16])} · {text.plain(str(counts.get('reassigned', 0)))} outliers reassigned"
+        f"built {text.plain(str('?' if m.created_at is None else m.created_at)[:16])} · {text.plain(str(counts.reassigned))} outliers reassigned"
     )
 
 

@@ -366,7 +366,7 @@ def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
         PipelineError: the manifest's settings are invalid, the model folder is gone, or its content
             changed since the build (queries would not be comparable with the corpus's vectors).
     """
-    recorded = (corpus.manifest.get("embedding") or {}).get("model_key")
+    recorded = corpus.manifest.embedding.model_key
     injected = registered_encoder(recorded)
     if injected is not None:
         return injected

@@ -360,7 +360,7 @@ def manifest_inputs(root: Path, name: str, project: Path) -> tuple[list[tuple[Pa
     except artifacts.ArtifactError as exc:
         return [], str(exc)
     found = []
-    for entry in manifest.get("inputs", []):
+    for entry in manifest.inputs:
         path = Path(str(entry.get("path", "")))
         path = path if path.is_absolute() else project / path
         try:
@@ -392,7 +392,7 @@ def corpus_files(root: Path, name: str, project: Path) -> list[Path]:
 def manifest_settings(root: Path, name: str) -> tuple[dict[str, str], dict]:
     """The explicit columns and reading settings a command-line build of ``name`` used."""
     manifest = artifacts.read_manifest(artifacts.corpus_path(root, name))
-    ingest = manifest.get("params", {}).get("ingest", {})
+    ingest = (manifest.params or {}).get("ingest", {})
     columns = {str(k): str(v) for k, v in (ingest.get("columns") or {}).items() if v}
     kept = {k: ingest[k] for k in ("min_words", "venue", "year") if ingest.get(k) is not None}
     return columns, kept

@@ -44,7 +44,8 @@ from pipeline.build_embedding import Embedder, Embedding, embedding_identity
 from pipeline.build_fit import fit_full
 from pipeline.cluster import CLUSTER_VERSION
 from pipeline.config import BuildConfig
-from pipeline.embed import EMBED_VERSION, Encoder
+from pipeline.embed_model import EMBED_VERSION
+from pipeline.encoders import Encoder
 from pipeline.errors import PipelineError
 from pipeline.ingest import ingest
 from pipeline.manifest import Manifest
@@ -111,7 +112,7 @@ class BuildSummary:
 
 def fingerprint(inputs: list[dict], config: BuildConfig, embedding_key: str) -> str:
     """Hash of everything that decides a build's result: the input files' contents, the model's
-    content (``embedding_key``: ``pipeline.embed.model_key``, or an injected encoder's key), the
+    content (``embedding_key``: ``pipeline.embed_model.model_key``, or an injected encoder's key), the
     settings that change results (``pipeline.settings.result_settings``: not threads, batch size
     or where stability runs) and the stages' versions."""
     payload = {
@@ -337,7 +338,7 @@ def _embed_step(run: _Run, embedder: Embedder, texts: list[str], summary: BuildS
 
 
 def _finish_summary(summary: BuildSummary, run: _Run, topics) -> None:
-    summary.topics = len(topics.topic_table)
+    summary.topics = len(topics.tables.topics)
     summary.stability = topics.stability_mean
     summary.outlier_share = topics.outlier_share
     summary.reassigned = topics.reassigned

@@ -11,7 +11,9 @@ import numpy as np
 
 from pipeline import artifacts
 from pipeline.config import BuildConfig
-from pipeline.embed import Encoder, embed_texts, load_encoder, model_fingerprint, model_key, resolve_model_path
+from pipeline.embed import embed_texts
+from pipeline.embed_model import model_fingerprint, model_key, resolve_model_path
+from pipeline.encoders import Encoder, load_encoder
 from pipeline.progress import Reporter
 
 

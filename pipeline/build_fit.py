@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from pipeline import artifacts
-from pipeline.cluster import cluster, uses_projection
+from pipeline.cluster import cluster
+from pipeline.cluster_params import uses_projection
 from pipeline.config import BuildConfig
 from pipeline.evaluate import npmi_coherence
 from pipeline.evaluate import topic_stability as evaluate_topic_stability
@@ -24,6 +25,7 @@ from pipeline.represent import fit_topics, growth_per_year
 from pipeline.results import FittedModel, TopicResult
 from pipeline.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
 from pipeline.stage_cache import StageCache, array_digest
+from pipeline.topic_tables import TopicTables
 from pipeline.trends import compute_trends
 from pipeline.vocab import doc_terms
 
@@ -104,11 +106,12 @@ def _fit_full_with(job, papers, texts: list[str], embeddings, config: BuildConfi
             f", {waited:.1f}s" if job.seeds else ""
         )
         trends = compute_trends(papers["year"], tm.topics, dt)
-        topic_table = _finish_topic_table(tm.topic_table, tm.topics, projection.map, trends, dt)
+        topic_table = _finish_topic_table(tm.tables.topics, tm.topics, projection.map, trends, dt)
         topic_table["stability"] = [per_topic.get(int(t), np.nan) for t in topic_table["topic"]]
     topic_pos = {t: i for i, t in enumerate(topic_table["topic"].tolist())}
     probs = np.array(
-        [tm.distribution[i, topic_pos[t]] if t in topic_pos else 0.0 for i, t in enumerate(tm.topics)], dtype=np.float32
+        [tm.tables.distribution[i, topic_pos[t]] if t in topic_pos else 0.0 for i, t in enumerate(tm.topics)],
+        dtype=np.float32,
     )
     return TopicResult(
         topics=tm.topics,
@@ -116,12 +119,14 @@ def _fit_full_with(job, papers, texts: list[str], embeddings, config: BuildConfi
         was_outlier=clustering.raw_outlier,
         placed=np.zeros(n, dtype=bool),
         xy=projection.map,
-        topic_table=topic_table,
-        topic_terms=tm.topic_terms,
-        hierarchy=tm.hierarchy,
-        topic_embeddings=tm.topic_embeddings,
-        similarity=tm.similarity,
-        distribution=tm.distribution,
+        tables=TopicTables(
+            topics=topic_table,
+            topic_terms=tm.tables.topic_terms,
+            hierarchy=tm.tables.hierarchy,
+            topic_embeddings=tm.tables.topic_embeddings,
+            similarity=tm.tables.similarity,
+            distribution=tm.tables.distribution,
+        ),
         trends=trends,
         model=FittedModel(tm.model),
         cluster_params=asdict(clustering.params),

@@ -13,7 +13,8 @@ from pipeline.export import export_html
 from pipeline.ingest import ingest
 from pipeline.inputs import corpus_name
 from pipeline.progress import Reporter
-from pipeline.quality import METHODS, evaluate, report_markdown
+from pipeline.quality import evaluate
+from pipeline.quality_report import METHODS, report_markdown
 from pipeline.settings import config_from_manifest, load_config, with_overrides
 
 

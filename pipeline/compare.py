@@ -86,7 +86,7 @@ def load_side(root: Path, name: str) -> Side:
     return Side(
         name=name,
         build_id=folder.name,
-        model_key=str((manifest.get("embedding") or {}).get("model_key", "")),
+        model_key=str(manifest.embedding.model_key or ""),
         doc_ids=papers["doc_id"].astype(str).to_numpy(dtype=object),
         topics=papers["topic"].to_numpy(dtype=np.int64),
         years=pd.to_numeric(papers["year"], errors="coerce").to_numpy(dtype=float),
@@ -96,7 +96,7 @@ def load_side(root: Path, name: str) -> Side:
         topic_embeddings=np.asarray(artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS), dtype=np.float32),
         terms=artifacts.read_table(folder, schema.TERMS, columns=["term", "df"]),
         texts=texts,
-        ngram_range=tuple((manifest.get("params") or {}).get("represent", {}).get("ngram_range", (1, 2))),
+        ngram_range=tuple((manifest.params or {}).get("represent", {}).get("ngram_range", (1, 2))),
     )
 
 

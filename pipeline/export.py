@@ -61,7 +61,7 @@ from pipeline.export_common import GZIP_LEVEL, column_texts, gzip_json, http_url
 from pipeline.export_compare import compare_part, reference_tables
 from pipeline.formats.blobs import points_blob, unpack
 from pipeline.formats.ids import short_ids
-from pipeline.labels import shown_labels
+from pipeline.label_evidence import shown_labels
 from pipeline.manifest import Manifest
 from pipeline.place import own_topic_similarity
 
@@ -150,7 +150,7 @@ def export_html(
             cosine to the topic's embedding; computed here when neither table is given).
         topics: topics to export instead of ``topics.parquet``. Needs ``topic, label``; uses
             ``keywords, x, y`` when present (else the median position of the topic's papers), and
-            ``label_support, curated`` to mark weak labels as the app does (``pipeline.labels.shown_labels``).
+            ``label_support, curated`` to mark weak labels as the app does (``pipeline.label_evidence.shown_labels``).
             Sizes are always counted from ``papers``; topics without papers are left out, and
             papers whose topic is not in the table get a generic label ("topic 7", "outliers").
         curated: when neither table is given, apply the corpus's topic edits

@@ -96,7 +96,7 @@ class EmbeddingInfo(_Section):
     """The ``embedding`` section: which vectors the build used and how many were computed."""
 
     model: str | None = None
-    model_key: str | None = None  # the embedding store's key (``pipeline.embed.model_key``)
+    model_key: str | None = None  # the embedding store's key (``pipeline.embed_model.model_key``)
     model_fingerprint: str | None = None
     backend: str | None = None
     dim: int | None = None

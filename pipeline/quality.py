@@ -45,6 +45,7 @@ from pipeline.evaluate import (
     topic_spread,
 )
 from pipeline.label_evidence import is_weak
+from pipeline.manifest import Manifest
 from pipeline.quality_report import METHODS, Evaluation, MethodResult, Run
 from pipeline.reduce import cluster_projection, shared_knn
 from pipeline.represent import ctfidf_words, topic_labels
@@ -392,7 +393,7 @@ def _attempt_pair(results: dict[str, MethodResult], docs, embeddings, seed: int,
         )
 
 
-def config_from_manifest(manifest: dict, base: BuildConfig = BuildConfig()) -> BuildConfig:
+def config_from_manifest(manifest: Manifest, base: BuildConfig = BuildConfig()) -> BuildConfig:
     """The fit settings (UMAP, clustering, representation) a corpus was built with, from its manifest.
 
     Settings the manifest does not know keep ``base``'s values; ones this version no longer has are
@@ -400,7 +401,7 @@ def config_from_manifest(manifest: dict, base: BuildConfig = BuildConfig()) -> B
     """
     import dataclasses
 
-    params = manifest.get("params", {})
+    params = manifest.params or {}
     changes = {}
     for section in ("umap", "cluster", "represent"):
         current = getattr(base, section)

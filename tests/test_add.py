@@ -334,7 +334,7 @@ def test_builds_run_one_at_a_time_with_the_command_lines_messages_and_add_increm
     c = job_queue.load(root, c.id)
     assert c.status == "done", c.message
     manifest = artifacts.read_manifest(artifacts.corpus_path(root, "cards"))
-    assert manifest["mode"] == "incremental" and manifest["counts"]["placed"] == len(more)
+    assert manifest.mode == "incremental" and manifest.counts.placed == len(more)
     after = data.load_corpus(root, "cards")
     old = before.papers.set_index("doc_id")["topic"]
     assert after.papers.set_index("doc_id").loc[old.index, "topic"].tolist() == old.tolist()

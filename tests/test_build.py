@@ -44,15 +44,15 @@ def test_artifacts_match_the_schema(small_artifacts):
     assert papers["x"].notna().all() and papers["y"].notna().all()
     # The manifest says what was built, how, and what it cost.
     for key in ("schema_version", "inputs", "params", "counts", "packages", "stages", "fingerprint", "created_at"):
-        assert key in manifest
-    assert manifest["counts"]["papers"] == len(papers)
-    assert manifest["counts"]["topics"] == len(topics)
-    assert manifest["inputs"][0]["sha256"] and manifest["inputs"][0]["rows_read"] == 137
-    assert {s["name"] for s in manifest["stages"]} >= {"ingest", "embed", "reduce", "cluster", "represent", "write"}
-    assert all(s["seconds"] >= 0 and s["peak_rss_mb"] > 0 for s in manifest["stages"])
-    assert manifest["packages"]["bertopic"]
+        assert key in manifest.to_dict()
+    assert manifest.counts.papers == len(papers)
+    assert manifest.counts.topics == len(topics)
+    assert manifest.inputs[0]["sha256"] and manifest.inputs[0]["rows_read"] == 137
+    assert {s.name for s in manifest.stages} >= {"ingest", "embed", "reduce", "cluster", "represent", "write"}
+    assert all(s.seconds >= 0 and s.peak_rss_mb > 0 for s in manifest.stages)
+    assert manifest.packages["bertopic"]
     # Every package whose version changes the topics: the graph clustering's and the kNN graph's too.
-    assert {"umap-learn", "hdbscan", "igraph", "pynndescent"} <= set(manifest["packages"])
+    assert {"umap-learn", "hdbscan", "igraph", "pynndescent"} <= set(manifest.packages)
     # Trends exist because the fixture spans 2020-2024.
     years = pd.read_parquet(folder / schema.YEARS)
     assert years["year"].tolist() == [2020, 2021, 2022, 2023, 2024]
@@ -96,7 +96,7 @@ def test_changed_settings_trigger_a_full_build(small_artifacts, tmp_path):
     shutil.copytree(small_artifacts, root, symlinks=True)
     summary = build([SMALL_CORPUS], "small", root, fast_config(min_cluster_size=4), encoder=TEST_ENCODER)
     assert summary.mode == "full"
-    assert _load(root, "small")[1]["params"]["cluster"]["min_cluster_size"] == 4
+    assert _load(root, "small")[1].params["cluster"]["min_cluster_size"] == 4
 
 
 def test_added_papers_are_placed_into_existing_topics(tmp_path):
@@ -120,8 +120,8 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     assert new.loc[old.index, "x"].tolist() == old["x"].tolist()
     assert new["placed"].sum() == summary.placed and set(new["topic"]) <= set(old_topics["topic"])
     assert topics["size"].sum() == len(new) and topics["label"].tolist() == old_topics["label"].tolist()
-    assert manifest["mode"] == "incremental" and manifest["counts"]["placed"] == summary.placed
-    assert manifest["counts"]["fitted_papers"] == 110
+    assert manifest.mode == "incremental" and manifest.counts.placed == summary.placed
+    assert manifest.counts.fitted_papers == 110
     np.testing.assert_allclose(np.load(folder / schema.TOPIC_DISTRIBUTION).sum(axis=1), 1, rtol=1e-4)
     # The app's mapped copy of the papers holds every paper too, as papers.parquet has them.
     mapped = corpus_files.read_papers(folder, "c")
@@ -130,7 +130,7 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     assert mapped["abstract"].tolist() == stored_papers["abstract"].tolist()
     assert mapped["topic"].tolist() == stored_papers["topic"].tolist()
     # The add wrote a keyword index of every paper, new ones included: the same as indexing them now.
-    assert {s["name"] for s in manifest["stages"]} >= {"place", "write", "keyword_index"}
+    assert {s.name for s in manifest.stages} >= {"place", "write", "keyword_index"}
     stored = bm25.load_index(folder / schema.KEYWORD_INDEX, len(new))
     fresh = bm25.build_index(pd.read_parquet(folder / schema.PAPERS).sort_values("row")["model_text"].tolist())
     assert stored is not None and stored.scores["num_docs"] == len(lines)

@@ -432,7 +432,7 @@ def test_query_encoder_is_the_one_the_corpus_was_embedded_with(corpus):
     from tests.conftest import TEST_ENCODER
 
     assert search.embed_params(corpus) == EmbedParams()  # the settings say the default model ...
-    assert corpus.manifest["embedding"]["model_key"] == TEST_ENCODER.key  # ... the vectors say otherwise
+    assert corpus.manifest.embedding.model_key == TEST_ENCODER.key  # ... the vectors say otherwise
     assert search.encoder_for(corpus) is TEST_ENCODER  # so queries use the injected test encoder
 
 

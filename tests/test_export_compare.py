@@ -27,6 +27,7 @@ from pipeline.comparison import Comparison
 from pipeline.export import export_html
 from pipeline.export_compare import LISTED, PRIOR
 from pipeline.formats.blobs import TITLE_CHARS, unpack
+from pipeline.manifest import Manifest
 from tests.test_export import Offline, part, parts
 
 SECTION_IDS = ("cmp-glance", "cmp-shares", "cmp-matching", "cmp-terms", "cmp-novelty", "cmp-map")
@@ -113,7 +114,7 @@ def test_a_large_reference_travels_as_a_sample_without_its_titles(root, result, 
     monkeypatch.setattr(export_compare, "REF_TITLES_MAX", 10)
     folder = artifacts.corpus_path(root, "late")
     own = export_data(
-        "late", {}, pd.read_parquet(folder / schema.PAPERS), pd.read_parquet(folder / schema.TOPICS)
+        "late", Manifest(), pd.read_parquet(folder / schema.PAPERS), pd.read_parquet(folder / schema.TOPICS)
     )  # fmt: skip
     papers, topics, _ = export_compare.reference_tables(root, "early")
     part = export_compare.compare_part(result, data_ids(own), papers, topics)

@@ -78,19 +78,21 @@ def test_a_changed_model_triggers_a_rebuild_and_a_moved_one_does_not(tmp_path):
     moved_config = BuildConfig(embed=EmbedParams(model=str(moved), backend="torch"))
     assert build([src], "m", root, moved_config).mode == "up-to-date"
     # retrained weights in the same folder: new vectors, new topics
-    before = artifacts.read_manifest(artifacts.corpus_path(root, "m"))["embedding"]
+    before = artifacts.read_manifest(artifacts.corpus_path(root, "m")).embedding
     _flip_weight_bytes(model)
     again = build([src], "m", root, config)
     assert again.mode == "full" and again.embedded == 7 and again.embeddings_cached == 0
-    after = artifacts.read_manifest(artifacts.corpus_path(root, "m"))["embedding"]
-    assert after["model_fingerprint"] != before["model_fingerprint"] and after["model_key"] != before["model_key"]
+    after = artifacts.read_manifest(artifacts.corpus_path(root, "m")).embedding
+    assert after.model_fingerprint != before.model_fingerprint and after.model_key != before.model_key
 
 
 def test_the_app_refuses_queries_with_a_model_that_changed_since_the_build(small_artifacts, tmp_path):
     from pipeline.errors import PipelineError
 
     corpus = data.load_corpus(small_artifacts, "small")
-    manifest = {**corpus.manifest, "embedding": {**corpus.manifest["embedding"], "model_key": "model-0000-onnx-v1"}}
+    manifest = dataclasses.replace(
+        corpus.manifest, embedding=dataclasses.replace(corpus.manifest.embedding, model_key="model-0000-onnx-v1")
+    )
     changed = dataclasses.replace(corpus, manifest=manifest)
     with pytest.raises(PipelineError, match="that model now has other content"):
         search.encoder_for(changed)

@@ -74,7 +74,7 @@ def _assert_one_complete_build(root: Path, name: str = "s", papers: int = 40) ->
     assert corpus.n_papers == papers
     assert sorted(p.name for p in current.folder.iterdir()) == sorted(schema.FILES)
     manifest = artifacts.read_manifest(current.folder)
-    assert {s["name"] for s in manifest["stages"]} >= {"ingest", "embed", "write"} and manifest["seconds_total"] > 0
+    assert {s.name for s in manifest.stages} >= {"ingest", "embed", "write"} and manifest.seconds_total > 0
     assert not list(root.glob(f".{name}.*.link"))
     return current
 
@@ -139,7 +139,7 @@ def test_interrupts_at_every_stage_boundary_of_an_incremental_build(base, corpus
         assert (current.build_id != old.build_id) == published, where
         assert ("now holds build" if published else "still holds build") in result["stderr"], where
         if published:
-            assert artifacts.read_manifest(current.folder)["mode"] == "incremental"
+            assert artifacts.read_manifest(current.folder).mode == "incremental"
 
 
 def test_an_interrupt_inside_the_swap_of_a_hand_copied_folder_publishes_the_new_build(base, corpus_file, tmp_path):

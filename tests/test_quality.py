@@ -91,7 +91,7 @@ def test_ctfidf_words_are_the_keywords_of_the_build(small_artifacts):
     papers = artifacts.read_table(folder, schema.PAPERS).sort_values("row")
     topics = artifacts.read_table(folder, schema.TOPICS)
     manifest = artifacts.read_manifest(folder)
-    dt = doc_terms(papers["model_text"].tolist(), min_df=manifest["params"]["represent"]["min_df"])
+    dt = doc_terms(papers["model_text"].tolist(), min_df=manifest.params["represent"]["min_df"])
     words = ctfidf_words(papers["topic"].to_numpy(), dt, 10)
     # The build's c-TF-IDF sums the papers' own term counts (represent.py), as ctfidf_words does:
     # the same words in the same order, with the same weights, for every topic.
@@ -146,10 +146,10 @@ def test_build_measures_each_topics_stability(small_artifacts):
     topics = artifacts.read_table(folder, schema.TOPICS)
     manifest = artifacts.read_manifest(folder)
     assert topics["stability"].between(0, 1).all()
-    info = manifest["stability"]
+    info = manifest.stability
     assert info["computed"] == "in the build" and info["seeds"] == [43, 44] and info["runs"] == 2
     assert info["mean"] == pytest.approx(topics["stability"].mean(), abs=1e-3)
-    assert "stability in the build" in next(s["note"] for s in manifest["stages"] if s["name"] == "trends")
+    assert "stability in the build" in next(s.note for s in manifest.stages if s.name == "trends")
 
 
 def test_stability_is_skipped_above_the_size_limit_and_on_request(tmp_path):
@@ -159,7 +159,7 @@ def test_stability_is_skipped_above_the_size_limit_and_on_request(tmp_path):
     build([SMALL_CORPUS], "big", tmp_path, config, encoder=TEST_ENCODER)
     folder = artifacts.corpus_path(tmp_path, "big")
     assert artifacts.read_table(folder, schema.TOPICS)["stability"].isna().all()
-    assert artifacts.read_manifest(folder)["stability"]["computed"].startswith("off: more than 50 papers")
+    assert artifacts.read_manifest(folder).stability["computed"].startswith("off: more than 50 papers")
     off = dataclasses.replace(fast_config(), stability=StabilityParams(runs=0))
     build([SMALL_CORPUS], "none", tmp_path, off, encoder=TEST_ENCODER)
     assert artifacts.read_table(artifacts.corpus_path(tmp_path, "none"), schema.TOPICS)["stability"].isna().all()
@@ -177,7 +177,7 @@ def test_stability_from_a_background_process_equals_the_one_computed_in_the_buil
     config = dataclasses.replace(fast_config(), stability=StabilityParams(background_min_cpus=2))
     build_module.build([SMALL_CORPUS], "small", tmp_path, config, encoder=TEST_ENCODER)
     folder = artifacts.corpus_path(tmp_path, "small")
-    assert artifacts.read_manifest(folder)["stability"]["computed"] == "background process"
+    assert artifacts.read_manifest(folder).stability["computed"] == "background process"
     here = artifacts.read_table(artifacts.corpus_path(small_artifacts, "small"), schema.TOPICS)
     there = artifacts.read_table(folder, schema.TOPICS)
     np.testing.assert_allclose(here["stability"].to_numpy(), there["stability"].to_numpy())
@@ -195,9 +195,7 @@ def test_a_background_process_that_dies_costs_time_not_the_stability(small_artif
     config = dataclasses.replace(fast_config(), stability=StabilityParams(background_min_cpus=2))
     build_module.build([SMALL_CORPUS], "small", tmp_path, config, encoder=TEST_ENCODER)
     folder = artifacts.corpus_path(tmp_path, "small")
-    assert artifacts.read_manifest(folder)["stability"]["computed"].startswith(
-        "in the build (background process failed"
-    )
+    assert artifacts.read_manifest(folder).stability["computed"].startswith("in the build (background process failed")
     here = artifacts.read_table(artifacts.corpus_path(small_artifacts, "small"), schema.TOPICS)
     there = artifacts.read_table(folder, schema.TOPICS)
     np.testing.assert_allclose(here["stability"].to_numpy(), there["stability"].to_numpy())
@@ -396,7 +394,7 @@ def test_another_processor_builds_the_same_topics_keywords_and_labels(tmp_path):
     papers = [artifacts.read_table(f, schema.PAPERS).sort_values("doc_id") for f in (here, there)]
     assert adjusted_rand_score(papers[0]["topic"], papers[1]["topic"]) >= 0.95
     topics = [artifacts.read_table(f, schema.TOPICS).set_index("topic") for f in (here, there)]
-    assert artifacts.read_manifest(here)["params"]["cluster"]["method"] == "graph"
+    assert artifacts.read_manifest(here).params["cluster"]["method"] == "graph"
     for t in topics[0].index.intersection(topics[1].index):
         a, b = topics[0].loc[t], topics[1].loc[t]
         if a["size"] == b["size"]:  # the same topic: the same words

@@ -20,7 +20,7 @@ import pytest
 
 from pipeline import artifacts, schema
 from pipeline.build import build
-from pipeline.cluster import AUTO_GRAPH_MIN, resolve_params
+from pipeline.cluster_params import AUTO_GRAPH_MIN, resolve_params
 from pipeline.config import BuildConfig, EmbedParams
 from pipeline.inputs import default_inputs
 from tests.conftest import FIXTURES
@@ -48,7 +48,7 @@ def test_default_corpus_is_read_and_embedded_as_configured(seeds_root):
     folder, papers, _ = _tables(seeds_root)
     manifest = artifacts.read_manifest(folder)
     assert papers["title_derived"].all() and (papers["venue"] == "NeurIPS").all() and (papers["year"] == 2026).all()
-    assert manifest["embedding"]["backend"] == "onnx-int8"
+    assert manifest.embedding.backend == "onnx-int8"
 
 
 # --- what the model and the graph clustering decide: three groups of IJCAI areas ------------------
@@ -161,7 +161,7 @@ def test_two_builds_give_the_same_topics(seeds_root, tmp_path):
 
 
 def test_onnx_int8_vectors_match_sentence_transformers(seeds_root):
-    from pipeline.embed import load_encoder
+    from pipeline.encoders import load_encoder
 
     _, papers, _ = _tables(seeds_root)
     texts = papers["model_text"].tolist()

@@ -69,20 +69,20 @@ def test_knn_recall_is_one_for_the_exact_graph_and_counts_what_is_missing():
 
 def test_an_approximate_build_records_the_graph_and_its_recall(tmp_path):
     from pipeline.build import build
-    from pipeline.embed import HashingEncoder
+    from pipeline.encoders import HashingEncoder
 
     config = dataclasses.replace(BuildConfig(), umap=dataclasses.replace(UmapParams(), exact_knn_max=50, n_epochs=20))
     summary = build([_fixture()], "approx", tmp_path, config, encoder=HashingEncoder())
     from pipeline import artifacts
 
     manifest = artifacts.read_manifest(summary.folder.resolve() if summary.folder.is_symlink() else summary.folder)
-    knn = manifest["knn"]
+    knn = manifest.knn
     assert knn["method"] == "pynndescent" and knn["exact_knn_max"] == 50
-    assert knn["recall_sample"] == min(500, manifest["counts"]["papers"]) and 0.8 <= knn["recall"] <= 1.0
-    assert "knn_recall" in [s["name"] for s in manifest["stages"]]
+    assert knn["recall_sample"] == min(500, manifest.counts.papers) and 0.8 <= knn["recall"] <= 1.0
+    assert "knn_recall" in [s.name for s in manifest.stages]
     exact = build([_fixture()], "exact", tmp_path, encoder=HashingEncoder())
     manifest = artifacts.read_manifest(exact.folder)
-    assert manifest["knn"]["method"] == "exact" and "recall" not in manifest["knn"]
+    assert manifest.knn["method"] == "exact" and "recall" not in manifest.knn
 
 
 def _fixture():
@@ -113,7 +113,7 @@ def test_embeddings_and_projections_are_read_memory_mapped(tmp_path):
 def test_a_full_build_reads_its_embeddings_from_the_build_folder(tmp_path, monkeypatch):
     from pipeline import build as build_module
     from pipeline import build_fit
-    from pipeline.embed import HashingEncoder
+    from pipeline.encoders import HashingEncoder
 
     seen = []
     real = build_fit.reduce_cached
@@ -137,7 +137,7 @@ def test_stage_cache_keys_hash_arrays_in_place_as_their_bytes():
 
 
 def test_smoothing_never_makes_a_dense_papers_by_topics_array_and_votes_as_before(monkeypatch):
-    from pipeline.cluster import smooth
+    from pipeline.cluster_refine import smooth
 
     rng = np.random.default_rng(4)
     n, k = 2000, 12
@@ -163,7 +163,7 @@ def test_smoothing_never_makes_a_dense_papers_by_topics_array_and_votes_as_befor
 
 
 def test_shared_neighbour_weights_count_common_neighbours_as_every_pair_compared():
-    from pipeline.cluster import snn_edges
+    from pipeline.cluster_graph import snn_edges
 
     rng = np.random.default_rng(5)
     n, k = 500, 11
@@ -181,7 +181,7 @@ def test_shared_neighbour_weights_count_common_neighbours_as_every_pair_compared
 
 
 def test_centroids_and_merges_are_those_of_the_per_cluster_masks():
-    from pipeline.cluster import centroids, merge_to
+    from pipeline.cluster_refine import centroids, merge_to
 
     rng = np.random.default_rng(6)
     x = _unit(rng, 3000, 12)
@@ -234,7 +234,7 @@ def test_the_vocabulary_of_a_sample_counts_exactly_and_matches_the_whole_when_th
 
 
 def test_leiden_runs_adapt_to_the_corpus_size_unless_set():
-    from pipeline.cluster import default_runs, resolve_params
+    from pipeline.cluster_params import default_runs, resolve_params
 
     assert [default_runs(n) for n in (500, 18_661, 20_000, 100_000, 1_000_000)] == [40, 21, 20, 9, 3]
     assert resolve_params(ClusterParams(), 100_000).runs == 9
@@ -258,7 +258,7 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
     import pandas as pd
 
     from pipeline.build import build
-    from pipeline.embed import HashingEncoder
+    from pipeline.encoders import HashingEncoder
     from pipeline.represent import ctfidf_words
     from pipeline.vocab import doc_terms
 
@@ -285,7 +285,7 @@ def test_adding_papers_adds_their_counts_to_the_stored_ones_without_recounting(t
     from pipeline import artifacts, build_fit, schema
     from pipeline import vocab as vocab_module
     from pipeline.build import build
-    from pipeline.embed import HashingEncoder
+    from pipeline.encoders import HashingEncoder
     from pipeline.vocab import make_vectorizer
 
     lines = _fixture().read_text(encoding="utf-8").splitlines(keepends=True)

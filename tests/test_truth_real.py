@@ -16,7 +16,8 @@ from pipeline import artifacts, schema
 from pipeline.build import build
 from pipeline.config import BuildConfig
 from pipeline.inputs import default_inputs
-from pipeline.labels import WEAK_MARK, TopicTerms, is_weak, label_support, topic_text
+from pipeline.label_candidates import TopicTerms, topic_text
+from pipeline.label_evidence import WEAK_MARK, is_weak, label_support
 
 pytestmark = pytest.mark.real_model
 
@@ -45,12 +46,12 @@ def test_labels_agree_with_their_evidence_on_a_real_build(real_root):
         assert support.used >= 1, row.label
     corpus = data.load_corpus(real_root, "neurips2026")
     weak = [is_weak(s) for s in topics["label_support"]]
-    assert corpus.topics["label"].str.endswith(WEAK_MARK).tolist() == weak
+    assert corpus.tables.topics["label"].str.endswith(WEAK_MARK).tolist() == weak
 
 
 def test_coherence_is_not_shown_for_38_abstracts(real_root):
     corpus = data.load_corpus(real_root, "neurips2026")
-    assert corpus.topics["coherence"].notna().any()  # measured by the build (and mostly negative) ...
+    assert corpus.tables.topics["coherence"].notna().any()  # measured by the build (and mostly negative) ...
     assert analysis.topic_table(corpus)["coherence"].isna().all()  # ... but not shown as if it meant something
     assert "38 abstracts are too few" in analysis.coherence_note(corpus)
 
