@@ -33,12 +33,12 @@ from pipeline import artifacts
 from pipeline.config import ColumnMap, IngestParams
 from pipeline.errors import InputError
 from pipeline.ingest import (
-    _mean_words,
-    _resolve_columns,  # the build's own rule, so the preview cannot disagree
+    mean_words,
+    resolve_columns,  # the build's own rule, so the preview cannot disagree
 )
 from pipeline.inputs import corpus_name
 from pipeline.readers import (
-    _EXTENSIONS,  # the formats the build recognises by extension
+    EXTENSIONS,  # the formats the build recognises by extension
     detect_format,
     gunzip,
 )
@@ -76,7 +76,7 @@ class UploadError(Exception):
 
 
 def _known_suffixes() -> frozenset[str]:
-    return frozenset(e.lstrip(".") for e in _EXTENSIONS)
+    return frozenset(e.lstrip(".") for e in EXTENSIONS)
 
 
 def safe_filename(name: str) -> str:
@@ -218,7 +218,7 @@ def resolve(p: Preview, explicit: dict[str, str]) -> tuple[dict[str, str], str |
         return dict(p.fixed), None
     try:
         params = IngestParams(columns=ColumnMap(**{r: c for r, c in explicit.items() if c}))
-        found = _resolve_columns(Path(p.name), p.sample, params)
+        found = resolve_columns(Path(p.name), p.sample, params)
     except InputError as exc:
         return {}, str(exc).replace("--abstract-column NAME", "the Abstract list below")
     return {role: found[role] for role in ROLE_TITLES if role in found}, None
@@ -229,7 +229,7 @@ def guess_abstract(p: Preview) -> str | None:
     one with the longest texts, if they average at least 15 words (the build's own hint)."""
     if p.fixed is not None or p.sample.empty:
         return None
-    lengths = {c: _mean_words(p.sample[c]) for c in p.columns[:50]}
+    lengths = {c: mean_words(p.sample[c]) for c in p.columns[:50]}
     longest = max(lengths, key=lengths.__getitem__, default=None)
     return longest if longest is not None and lengths[longest] >= 15 else None
 

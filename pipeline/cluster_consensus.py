@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.cluster_graph import _Graph, snn_edges
+from pipeline.cluster_graph import LeidenGraph, snn_edges
 from pipeline.cluster_params import ResolvedClusterParams
 from pipeline.cluster_refine import merge_to, reassign_outliers
 
@@ -43,7 +43,7 @@ def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterPara
     """
     n = len(knn)
     a, b, w = snn_edges(knn)
-    graph = _Graph(n, (a, b, w))
+    graph = LeidenGraph(n, (a, b, w))
     resolution = p.resolution or calibrated_resolution(graph, p)
     subsample = RUN_SHARE < 1 and p.runs >= SHARE_MIN_RUNS
     if subsample:
@@ -96,7 +96,7 @@ def _core_present(labels: np.ndarray, knn: np.ndarray, present: np.ndarray) -> n
     return out
 
 
-def calibrated_resolution(graph: _Graph, p: ResolvedClusterParams) -> float:
+def calibrated_resolution(graph: LeidenGraph, p: ResolvedClusterParams) -> float:
     """Leiden's resolution for about ``MICRO_PER_TOPIC`` micro topics per target topic.
 
     One run at a first guess (6 up to 3,000 papers, growing as n^0.45: 9.8 at 9,800 papers, 13 at

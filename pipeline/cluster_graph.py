@@ -86,7 +86,7 @@ def _shared_counts_jit():
     return _SHARED_COUNTS
 
 
-class _Graph:
+class LeidenGraph:
     """An igraph graph of the edges, built once for all Leiden runs."""
 
     def __init__(self, n: int, edges: tuple[np.ndarray, np.ndarray, np.ndarray]):

@@ -36,7 +36,7 @@ def written_as_phrases(texts: Sequence[str], terms: Sequence[str], *, min_papers
     multi = [i for i, t in enumerate(terms) if " " in str(t).strip()]
     if not multi or not len(texts):
         return out
-    text = label_candidates._Text(label_candidates.topic_text(list(texts)))
+    text = label_candidates.PhraseStats(label_candidates.topic_text(list(texts)))
     for i in multi:  # the few phrases shown (a substring search each)
         term = " ".join(str(terms[i]).lower().split())
         found = text.phrase(term)
@@ -105,7 +105,7 @@ def shared_document_frequencies(
     only_new = np.array(sorted(set(new_terms.index) - set(ref_terms.index)), dtype=object)
     only_ref = np.array(sorted(set(ref_terms.index) - set(new_terms.index)), dtype=object)
     if candidates is not None:
-        only_new, only_ref = _candidates(new_terms, ref_terms, only_new, only_ref, candidates, prior_mass)
+        only_new, only_ref = candidate_terms(new_terms, ref_terms, only_new, only_ref, candidates, prior_mass)
     df_new = pd.concat(
         [new_terms, pd.Series(count_terms_in(new.texts(np.arange(new.n)), only_ref, ngrams), index=only_ref)]
     )
@@ -116,7 +116,7 @@ def shared_document_frequencies(
     return out.sort_values("term", kind="stable").reset_index(drop=True)
 
 
-def _candidates(new_terms, ref_terms, only_new, only_ref, n: int, prior_mass: float):
+def candidate_terms(new_terms, ref_terms, only_new, only_ref, n: int, prior_mass: float):
     """The one-side terms worth counting on the other side: best log-odds if the other side had none."""
     upper = pd.DataFrame(
         {"df_new": new_terms.reindex(new_terms.index.union(ref_terms.index)).fillna(0),

@@ -38,7 +38,7 @@ import numpy as np
 from pipeline.config import EmbedParams
 from pipeline.embed_model import model_key
 from pipeline.embed_store import EmbeddingStore, text_hash
-from pipeline.encoders import Encoder, ProgressFn, _length_order, load_encoder
+from pipeline.encoders import Encoder, ProgressFn, length_order, load_encoder
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def embed_texts(
         for i in missing:
             first.setdefault(hashes[i], int(i))
         todo = np.array(list(first.values()), dtype=np.int64)
-        todo = todo[_length_order([texts[i] for i in todo])]
+        todo = todo[length_order([texts[i] for i in todo])]
         by_hash: dict[bytes, np.ndarray] = {}
         step = max(1, CHECKPOINT_TEXTS // params.batch_size) * params.batch_size
         for start in range(0, len(todo), step):

@@ -59,7 +59,7 @@ class Encoder:
         raise NotImplementedError
 
 
-def _length_order(texts: Sequence[str]) -> np.ndarray:
+def length_order(texts: Sequence[str]) -> np.ndarray:
     """Indices that sort texts by length: batches of similar length waste little on padding."""
     return np.argsort(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)), kind="stable")
 
@@ -84,7 +84,7 @@ class TorchEncoder(Encoder):
 
     def encode(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        order = _length_order(texts)
+        order = length_order(texts)
         step = max(self.batch_size * 8, 64)
         for start in range(0, len(texts), step):
             idx = order[start : start + step]
@@ -141,7 +141,7 @@ class OnnxEncoder(Encoder):
 
     def encode(self, texts: Sequence[str], progress: ProgressFn | None = None) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        order = _length_order(texts)
+        order = length_order(texts)
         for start in range(0, len(texts), self.batch_size):
             idx = order[start : start + self.batch_size]
             out[idx] = self._encode_batch([texts[i] or " " for i in idx])

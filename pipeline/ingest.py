@@ -116,7 +116,7 @@ class IngestResult:
 # ---------------------------------------------------------------------------------------------
 
 
-def _resolve_columns(path: Path, frame: pd.DataFrame, params: IngestParams) -> dict[str, str]:
+def resolve_columns(path: Path, frame: pd.DataFrame, params: IngestParams) -> dict[str, str]:
     """Role -> source column: explicit names from ``params.columns`` first, then common names."""
     columns = [str(c) for c in frame.columns]
     found: dict[str, str] = {}
@@ -137,7 +137,7 @@ def _resolve_columns(path: Path, frame: pd.DataFrame, params: IngestParams) -> d
                 found[role] = col
     if "abstract" not in found:
         hint = ""
-        lengths = {c: _mean_words(frame[c].head(200)) for c in columns[:50]}
+        lengths = {c: mean_words(frame[c].head(200)) for c in columns[:50]}
         longest = max(lengths, key=lengths.__getitem__, default=None)
         if longest is not None and lengths[longest] >= 15:
             hint = f" The column {longest!r} holds long texts (about {lengths[longest]:.0f} words): is it the abstract?"
@@ -155,7 +155,7 @@ def _names(columns: list[str], limit: int = 30) -> str:
     return ", ".join(shown) + more if shown else "(none)"
 
 
-def _mean_words(values: pd.Series) -> float:
+def mean_words(values: pd.Series) -> float:
     texts = [len(t.split()) for t in _texts(values) if isinstance(t, str)]
     return sum(texts) / len(texts) if texts else 0.0
 
@@ -256,7 +256,7 @@ def _standardise(
     """A parsed table -> one row per input row with the papers' fields, before row checks."""
     frame = table.frame
     report = list(table.report)
-    columns = table.columns or _resolve_columns(path, frame, params)
+    columns = table.columns or resolve_columns(path, frame, params)
     out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
     out["source_row"] = table.rows.astype(np.int64)
     out["abstract"] = _texts_for_display(frame[columns["abstract"]]).array

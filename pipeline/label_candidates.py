@@ -1,6 +1,6 @@
 """Candidate label phrases and the words they are made of: generic and corpus-wide words, stems,
 a topic's papers as searchable text (:func:`topic_text`), and the check that a candidate is a
-phrase its papers write (:class:`_Text`, :func:`_candidates`).
+phrase its papers write (:class:`PhraseStats`, :func:`candidate_terms`).
 
 ``pipeline.labels`` chooses among the candidates; ``pipeline.label_evidence`` checks the chosen
 label against the papers.
@@ -46,7 +46,7 @@ COVERAGE_WEIGHT = 0.4
 MAX_PHRASE_WORDS = 4
 #: Generic words that may still complete a phrase ("diffusion models", "hidden markov models").
 _HEADS = frozenset({"model", "models"})
-_WORD = r"[^\W\d_][\w'-]*"
+WORD_PATTERN = r"[^\W\d_][\w'-]*"
 
 
 #: Anything that is not part of a word ends a clause (hyphenated words and apostrophes stay whole;
@@ -117,7 +117,7 @@ def is_spread(term: str) -> bool:
     return " " not in term.strip() and _stem(term.strip()) in spread_stems()
 
 
-def _english_stop_words() -> frozenset[str]:
+def english_stop_words() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
@@ -132,21 +132,21 @@ def _stem(word: str) -> str:
     return word
 
 
-def _stems(term: str) -> set[str]:
+def stems_of(term: str) -> set[str]:
     return {_stem(p) for w in term.split() for p in w.split("-") if p}
 
 
 @functools.lru_cache(maxsize=200_000)
-def _word_stems(word: str) -> frozenset[str]:
-    return frozenset(_stems(word))
+def word_stems(word: str) -> frozenset[str]:
+    return frozenset(stems_of(word))
 
 
 def stems(term: str) -> set[str]:
     """The words of ``term`` in singular, lower case, hyphenated words also by part."""
-    return _stems(term)
+    return stems_of(term)
 
 
-def _same_word(a: str, b: str) -> bool:
+def same_word(a: str, b: str) -> bool:
     """Near-duplicates: "bandit"/"bandits", "planning"/"planner", "handwriting"/"handwritten"."""
     if a == b:
         return True
@@ -154,7 +154,7 @@ def _same_word(a: str, b: str) -> bool:
     return common >= 5 or (min(len(a), len(b)) >= 3 and common == min(len(a), len(b)))
 
 
-def _abbreviates(short: str, term: str) -> bool:
+def is_abbreviation(short: str, term: str) -> bool:
     """ "llms" abbreviates "language models" (also "large language models"), "gnn" "graph neural networks"."""
     words = [_stem(w) for w in term.split()]
     short = _stem(short)
@@ -164,9 +164,9 @@ def _abbreviates(short: str, term: str) -> bool:
     return initials.endswith(short) or short.endswith(initials)
 
 
-def _key(label: str) -> frozenset[str]:
+def label_key(label: str) -> frozenset[str]:
     """Labels that differ only in plurals, order or joining words are the same label."""
-    return frozenset(_stems(label.replace(" and ", " ")))
+    return frozenset(stems_of(label.replace(" and ", " ")))
 
 
 @dataclass
@@ -178,7 +178,7 @@ class _Phrase:
     head_share: float  # share of occurrences not followed by another content word
 
 
-class _Text:
+class PhraseStats:
     """Phrase statistics over a :func:`topic_text` (plain substring search: fast on large topics)."""
 
     def __init__(self, text: str):
@@ -186,13 +186,13 @@ class _Text:
         self.reverse = " ".join(reversed(text.split(" ")))
         self.docs = [f" {d.strip()} " for d in text.split(" || ")]
         self.n_docs = len(self.docs)
-        self.stop = _english_stop_words()
+        self.stop = english_stop_words()
 
     @property
     def doc_stems(self) -> list[frozenset[str]]:
         """Each paper's words as stems (hyphenated words also by part), for the support check."""
         if not hasattr(self, "_doc_stems"):
-            self._doc_stems = [frozenset().union(*map(_word_stems, set(re.findall(_WORD, d)))) for d in self.docs]
+            self._doc_stems = [frozenset().union(*map(word_stems, set(re.findall(WORD_PATTERN, d)))) for d in self.docs]
         return self._doc_stems
 
     def doc_share(self, term: str) -> float:
@@ -213,7 +213,7 @@ class _Text:
         """The content word (grouping plurals) next to most occurrences, if it is next to more than ``share``."""
         groups: dict[str, Counter] = {}
         for w, c in words.items():
-            if w in self.stop or not re.fullmatch(_WORD, w) or (w in ACADEMIC_STOP_WORDS and w not in _HEADS):
+            if w in self.stop or not re.fullmatch(WORD_PATTERN, w) or (w in ACADEMIC_STOP_WORDS and w not in _HEADS):
                 continue
             groups.setdefault(_stem(w), Counter())[w] += c
         if not groups or count < 3:
@@ -246,8 +246,8 @@ class _Text:
         return _Phrase(term, count, 1.0 - content_next / count)
 
 
-def _candidates(
-    terms: TopicTerms, depth: int = 20, *, min_papers: int = 2, text: _Text | None = None
+def candidate_terms(
+    terms: TopicTerms, depth: int = 20, *, min_papers: int = 2, text: PhraseStats | None = None
 ) -> list[tuple[str, float]]:
     """Candidate label terms, best first, with their scores.
 
@@ -265,7 +265,7 @@ def _candidates(
     keybert = {t: 1.0 - 0.06 * rank for rank, t in enumerate(terms.keybert[:10]) if t}
     mmr = set(terms.mmr[:10])
     raw = {t: 0.6 * ctfidf.get(t, 0.0) + 0.6 * keybert.get(t, 0.0) + 0.1 * (t in mmr) for t in {**ctfidf, **keybert}}
-    text = text if text is not None else (_Text(terms.text) if terms.text else None)
+    text = text if text is not None else (PhraseStats(terms.text) if terms.text else None)
     scored: dict[str, float] = {}
     for term, score in raw.items():
         if text is not None:
@@ -284,8 +284,8 @@ def _candidates(
     return sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _overlaps(a: str, b: str) -> bool:
+def terms_overlap(a: str, b: str) -> bool:
     """The two terms share a word (up to plurals and endings) or one abbreviates the other."""
-    if (" " not in a and _abbreviates(a, b)) or (" " not in b and _abbreviates(b, a)):
+    if (" " not in a and is_abbreviation(a, b)) or (" " not in b and is_abbreviation(b, a)):
         return True
-    return any(_same_word(x, y) for x in _stems(a) for y in _stems(b))
+    return any(same_word(x, y) for x in stems_of(a) for y in stems_of(b))

@@ -11,7 +11,15 @@ import math
 import re
 from dataclasses import dataclass
 
-from pipeline.label_candidates import _WORD, TopicTerms, _english_stop_words, _same_word, _stems, _Text, _word_stems
+from pipeline.label_candidates import (
+    WORD_PATTERN,
+    PhraseStats,
+    TopicTerms,
+    english_stop_words,
+    same_word,
+    stems_of,
+    word_stems,
+)
 
 #: Below this support (:func:`label_support`: the share of the topic's papers using the label's
 #: words, as a lower confidence bound) a label is weak: fewer than half of its papers would
@@ -72,11 +80,11 @@ def label_parts(label: str) -> list[frozenset[str]]:
     A paper uses a part when it uses every one of these words ("graph neural networks": graph,
     neural and network), anywhere in its title or abstract.
     """
-    stop = _english_stop_words()
+    stop = english_stop_words()
     base = _NUMBERED.sub("", label.strip().lower()).removesuffix(WEAK_MARK.strip().lower()).strip()
     parts = []
     for part in re.split(r",\s*|\s+and\s+", base):
-        part_stems = _stems(" ".join(w for w in re.findall(_WORD, part) if w not in stop))
+        part_stems = stems_of(" ".join(w for w in re.findall(WORD_PATTERN, part) if w not in stop))
         if part_stems:
             parts.append(frozenset(part_stems))
     return parts
@@ -84,10 +92,10 @@ def label_parts(label: str) -> list[frozenset[str]]:
 
 def doc_stems(doc: str) -> frozenset[str]:
     """The words of one paper's text as stems (hyphenated words also by part)."""
-    return frozenset().union(*map(_word_stems, set(re.findall(_WORD, doc.lower()))))
+    return frozenset().union(*map(word_stems, set(re.findall(WORD_PATTERN, doc.lower()))))
 
 
-def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -> LabelSupport:
+def label_support(label: str, terms: TopicTerms, *, text: PhraseStats | None = None) -> LabelSupport:
     """How far a label is supported by its topic's papers (see :class:`LabelSupport`).
 
     Args:
@@ -99,7 +107,7 @@ def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -
     if not parts:
         return LabelSupport(0.0, 0.0)
     if text is None and terms.text:
-        text = _Text(terms.text)
+        text = PhraseStats(terms.text)
     used = n = 0
     papers = float("nan")
     if text is not None and text.n_docs:
@@ -110,9 +118,9 @@ def label_support(label: str, terms: TopicTerms, *, text: _Text | None = None) -
             weakest = min(sum(p <= doc for doc in text.doc_stems) for p in parts)
             if weakest < MIN_PART_SHARE * n:  # a part few papers use names their subject, not the topic's
                 papers = min(papers, 2 * wilson_lower(weakest, n))
-    top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
+    top = set().union(*(stems_of(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
     words = set().union(*parts)
-    found = sum(any(_same_word(w, t) for t in top) for w in words)
+    found = sum(any(same_word(w, t) for t in top) for w in words)
     return LabelSupport(float(papers), found / len(words), used, n)
 
 

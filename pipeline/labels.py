@@ -35,16 +35,16 @@ from dataclasses import dataclass
 
 from pipeline.label_candidates import (
     SMALL_CORPUS,
+    PhraseStats,
     TopicTerms,
-    _abbreviates,
-    _candidates,
-    _key,
-    _overlaps,
-    _same_word,
-    _stems,
-    _Text,
+    candidate_terms,
+    is_abbreviation,
     is_generic,
     is_spread,
+    label_key,
+    same_word,
+    stems_of,
+    terms_overlap,
 )
 from pipeline.label_evidence import (
     MIN_PART_SHARE,
@@ -169,7 +169,7 @@ class _Scorer:
         return 0.0 if coverage <= 0 else (1 + b2) * precision * coverage / (b2 * precision + coverage)
 
 
-def _number(forms: list[tuple[str, float]], text: _Text) -> str:
+def _number(forms: list[tuple[str, float]], text: PhraseStats) -> str:
     """A word in the plural when its papers use the plural at least a third as often as the singular
     ("graphs", "images": a label names a kind of work), else as the best-scored form ("privacy",
     "optimization")."""
@@ -181,23 +181,23 @@ def _number(forms: list[tuple[str, float]], text: _Text) -> str:
     return plural if 3 * text.text.count(f" {plural} ") >= text.text.count(f" {singular} ") else singular
 
 
-def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min_papers: int) -> list[_Part]:
+def _parts(terms: TopicTerms, text: PhraseStats, scorer: _Scorer, min_lift: float, min_papers: int) -> list[_Part]:
     """The topic's candidates with their coverage and lift, best first; only distinctive ones
     (lift at least ``min_lift``) when the background is known."""
     import numpy as np
 
-    cands = _candidates(terms, depth=40, min_papers=min_papers, text=text)
+    cands = candidate_terms(terms, depth=40, min_papers=min_papers, text=text)
     phrases = [t for t, _ in cands if " " in t]
     # one candidate per set of words, with the best score of its forms: a word in the plural when
     # the papers use it ("graphs", "equations": a label names a kind of work), a phrase as written
     # most often
     forms: dict[frozenset[str], list[tuple[str, float]]] = {}
     for term, score in cands:
-        group = forms.setdefault(frozenset(_stems(term)), [])
+        group = forms.setdefault(frozenset(stems_of(term)), [])
         group.append((term, score))
         if " " not in term:  # its other number, as the papers write it
             other = term[:-1] if term.endswith("s") and not term.endswith("ss") else term + "s"
-            if _stems(other) == _stems(term) and f" {other} " in text.text:
+            if stems_of(other) == stems_of(term) and f" {other} " in text.text:
                 group.append((other, score))
     cands = [
         (
@@ -211,7 +211,7 @@ def _parts(terms: TopicTerms, text: _Text, scorer: _Scorer, min_lift: float, min
     cands.sort(key=lambda ts: (-ts[1], ts[0]))
     out = []
     for term, score in cands:
-        if " " not in term and any(_abbreviates(term, p) for p in phrases):
+        if " " not in term and any(is_abbreviation(term, p) for p in phrases):
             continue  # "nas": the phrase it abbreviates stands for it
         words = frozenset().union(*label_parts(term))
         if not words or (scorer.small and is_spread(term)):
@@ -263,7 +263,7 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
             continue
         best = None
         for other in parts:
-            if other is first or _overlaps(first.term, other.term) or " and " in other.term:
+            if other is first or terms_overlap(first.term, other.term) or " and " in other.term:
                 continue
             if len(first.term.split()) + len(other.term.split()) + 1 > MAX_WORDS:
                 continue
@@ -285,12 +285,12 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
     return sorted(options.values(), key=lambda o: (-o.rank, o.label))
 
 
-def _fallback(terms: TopicTerms, text: _Text | None) -> str:
+def _fallback(terms: TopicTerms, text: PhraseStats | None) -> str:
     """The best terms that passed the checks, else the best distinctive terms the papers write."""
-    words = [t for t, _ in _candidates(terms, min_papers=1, text=text)][:1]
+    words = [t for t, _ in candidate_terms(terms, min_papers=1, text=text)][:1]
     if not words:
         written = [t for t, _ in terms.ctfidf if t and not is_generic(t) and (not terms.text or f" {t} " in terms.text)]
-        words = written[:1] + [t for t in written[1:] if not _overlaps(t, written[0])][:1]
+        words = written[:1] + [t for t in written[1:] if not terms_overlap(t, written[0])][:1]
     if len(words) == 2 and len(" ".join(words).split()) + 1 <= MAX_WORDS:
         return " and ".join(words)
     if words and len(words[0].split()) <= MAX_WORDS:
@@ -299,13 +299,13 @@ def _fallback(terms: TopicTerms, text: _Text | None) -> str:
 
 
 def topic_options(
-    terms: TopicTerms, *, text: _Text | None = None, background: Background | None = None, total: int = 0
+    terms: TopicTerms, *, text: PhraseStats | None = None, background: Background | None = None, total: int = 0
 ) -> list[_Option]:
     """All labels worth trying for one topic, best first (:func:`_label_options`); terms of one
     paper only when nothing two papers share is left (a handful of unrelated papers)."""
-    text = text if text is not None else (_Text(terms.text) if terms.text else None)
+    text = text if text is not None else (PhraseStats(terms.text) if terms.text else None)
     if text is None or not text.n_docs:
-        return [_Option(t, math.nan, -i) for i, t in enumerate(_old_options(_candidates(terms)))]
+        return [_Option(t, math.nan, -i) for i, t in enumerate(_old_options(candidate_terms(terms)))]
     share = (terms.size or text.n_docs) / max(total, 1) if total else 0.0
     scorer = _Scorer(background, share, total)
     # a topic of a large share p of the corpus cannot reach a lift of 1/p: half-way to it suffices
@@ -320,8 +320,8 @@ def topic_options(
 def _echoing(options: list[_Option], terms: TopicTerms) -> list[_Option]:
     """The options sharing a word with the topic's top keywords, where any does: the page shows
     both, and a label that none of its keywords echo reads as another topic's."""
-    top = set().union(*(_stems(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
-    echoed = [o for o in options if any(_same_word(w, t) for p in label_parts(o.label) for w in p for t in top)]
+    top = set().union(*(stems_of(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
+    echoed = [o for o in options if any(same_word(w, t) for p in label_parts(o.label) for w in p for t in top)]
     return echoed or options
 
 
@@ -333,8 +333,8 @@ def _old_options(cands: list[tuple[str, float]]) -> list[str]:
         if " " in first:
             out.append(first)
             continue
-        built = [t for t, s in cands if " " in t and _overlaps(first, t) and s >= 0.4 * score]
-        seconds = [t for t, _ in cands[i + 1 : 12] if not _overlaps(first, t) and len(t.split()) <= 2]
+        built = [t for t, s in cands if " " in t and terms_overlap(first, t) and s >= 0.4 * score]
+        seconds = [t for t, _ in cands[i + 1 : 12] if not terms_overlap(first, t) and len(t.split()) <= 2]
         out += built[:1] + [f"{first} and {t}" for t in seconds[:1]] + [first]
     return list(dict.fromkeys(out))
 
@@ -345,14 +345,14 @@ def _near_best(options: list[_Option]) -> list[_Option]:
 
 
 def _free(label: str, taken: Sequence[str], taken_keys: set) -> bool:
-    return label not in taken and _key(label) not in taken_keys and not any(contains(label, t) for t in taken)
+    return label not in taken and label_key(label) not in taken_keys and not any(contains(label, t) for t in taken)
 
 
 def label_for(
     terms: TopicTerms,
     taken: set[str] | Sequence[str],
     *,
-    text: _Text | None = None,
+    text: PhraseStats | None = None,
     background: Background | None = None,
     total: int = 0,
     retrieves: Callable[[str], bool] | None = None,
@@ -373,7 +373,7 @@ def label_for(
 
     """
     taken = list(taken)
-    taken_keys = {_key(t) for t in taken}
+    taken_keys = {label_key(t) for t in taken}
     if options is None:
         options = topic_options(terms, text=text, background=background, total=total)
     options = [o for o in options if _free(o.label, taken, taken_keys)]
@@ -423,7 +423,7 @@ def label_topics(
     import numpy as np
 
     ids = sorted(topics)
-    texts = {t: (_Text(topics[t].text) if topics[t].text else None) for t in ids}
+    texts = {t: (PhraseStats(topics[t].text) if topics[t].text else None) for t in ids}
     options = {t: topic_options(topics[t], text=texts[t], background=background, total=total) for t in ids}
     retrieves: dict[int, Callable[[str], bool]] = {}
     if embed is not None and centroids is not None and len(ids) > 1:

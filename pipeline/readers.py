@@ -71,7 +71,7 @@ ROLE_NAMES: dict[str, tuple[str, ...]] = {
 }
 ROLES = tuple(ROLE_NAMES)
 
-_EXTENSIONS = {
+EXTENSIONS = {
     ".txt": "text",
     ".text": "text",
     ".csv": "csv",
@@ -270,7 +270,7 @@ def detect_format(path: Path) -> str:
     suffixes = [s.lower() for s in path.suffixes]
     gz = bool(suffixes) and suffixes[-1] in {".gz", ".gzip"}
     ext = suffixes[-2] if gz and len(suffixes) > 1 else (suffixes[-1] if suffixes and not gz else "")
-    fmt = _EXTENSIONS.get(ext)
+    fmt = EXTENSIONS.get(ext)
     if not gz:
         with path.open("rb") as f:
             gz = f.read(2) == _GZIP_MAGIC

@@ -249,3 +249,15 @@ def test_only_app_py_imports_the_router():
 def test_a_module_imported_lazily_for_its_weight_does_wrap_that_dependency():
     for module, dependency in WRAPS_HEAVY.items():
         assert dependency in {target for target, _, inner in IMPORTS[module] if not inner}, module
+
+
+def test_no_module_imports_another_modules_private_names():
+    # A name another module needs is part of its module's interface: give it a public name.
+    private = []
+    for module, path in FILES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and _top(node.module) in PACKAGES:
+                private += [
+                    f"{module}:{node.lineno} {node.module}.{a.name}" for a in node.names if a.name.startswith("_")
+                ]
+    assert not private, "private names imported from another module:\n" + "\n".join(private)

@@ -43,7 +43,7 @@ from pipeline.config import EmbedParams
 from pipeline.embed import EmbedResult
 from pipeline.embed_model import model_key, resolve_model_path
 from pipeline.embed_store import EmbeddingStore, text_hash
-from pipeline.encoders import Encoder, OnnxEncoder, TorchEncoder, _length_order, export_onnx, onnx_model_path
+from pipeline.encoders import Encoder, OnnxEncoder, TorchEncoder, export_onnx, length_order, onnx_model_path
 from pipeline.errors import PipelineError
 
 ProgressFn = Callable[[int, int], None]
@@ -93,7 +93,7 @@ def plan_batches(texts: Sequence[str], batch_size: int) -> list[np.ndarray]:
     Mirrors ``OnnxEncoder.encode``/``TorchEncoder.encode``; an encoder given one planned batch
     encodes it as one forward pass of the same texts in the same order.
     """
-    order = _length_order(texts)
+    order = length_order(texts)
     return [order[start : start + batch_size] for start in range(0, len(texts), batch_size)]
 
 
