@@ -15,16 +15,11 @@ import pandas as pd
 
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError
-from pipeline.label_evidence import shown_labels
+from pipeline.topic_files import text_column
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
 PAPER_COLUMNS = schema.APP_PAPER_COLUMNS
 TEXT_COLUMNS = ["title", "abstract", "model_text", "venue", "authors", "url", "label", "keywords"]
-
-
-def text_column(series: pd.Series) -> pd.Series:
-    """A text column as pandas' string dtype (all-null columns are stored as float or object)."""
-    return series.astype("str")
 
 
 def check(condition: bool, name: str, what: str) -> None:
@@ -92,30 +87,6 @@ def load_papers(folder: Path, name: str) -> pd.DataFrame:
     papers["year"] = papers["year"].astype("Int16")
     papers["moved"] = False
     return papers
-
-
-def read_topics(folder: Path) -> pd.DataFrame:
-    """topics.parquet in file order, with the labels as every page shows them and a ``curated``
-    column (False until the edits are applied)."""
-    topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
-    topics["label"] = (
-        text_column(topics["label"]).fillna("").where(lambda s: s != "", "topic " + topics["topic"].astype(str))
-    )
-    # A label its keywords and papers barely support is shown as such on every page ("... (?)"),
-    # and in the offline export (the same function).
-    support = topics["label_support"] if "label_support" in topics else pd.Series(np.nan, index=topics.index)
-    topics["label_support"] = support.astype(float)
-    topics["label"] = shown_labels(topics)
-    topics["curated"] = False
-    return topics
-
-
-def read_topic_arrays(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(distribution memory-mapped, topic embeddings, similarity), the last two float32 and read-only."""
-    distribution = artifacts.read_array(folder, schema.TOPIC_DISTRIBUTION, mmap=True)
-    topic_embeddings = np.asarray(artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS), dtype=np.float32)
-    similarity = np.asarray(artifacts.read_array(folder, schema.TOPIC_SIMILARITY), dtype=np.float32)
-    return distribution, topic_embeddings, similarity
 
 
 def check_shapes(

@@ -28,14 +28,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer.corpus_files import check_shapes, load_papers, read_terms, read_topic_arrays, read_topics
-from explorer.topic_edits import curate
+from explorer.corpus_files import check_shapes, load_papers, read_terms
 from pipeline import artifacts, schema
 from pipeline.artifacts import CorpusEntry
 from pipeline.curation import Curation, CurationError, curation_path
 from pipeline.formats import palette
 from pipeline.formats.ids import short_ids
 from pipeline.manifest import Manifest
+from pipeline.topic_edits import curate
+from pipeline.topic_files import read_topic_tables
 from pipeline.topic_tables import TopicTables
 
 
@@ -203,13 +204,13 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     stamp = build_key(folder)  # taken before reading: a folder replaced meanwhile gets a new key on the next rerun
     manifest = artifacts.read_manifest(folder)
     papers = load_papers(folder, name)
-    topics = read_topics(folder)
+    tables = read_topic_tables(folder)
+    topics = tables.topics
     topic_pos = {int(t): i for i, t in enumerate(topics["topic"].to_numpy())}
     embeddings = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)
-    distribution, topic_embeddings, similarity = read_topic_arrays(folder)
-    check_shapes(name, len(papers), len(topics), embeddings, distribution, topic_embeddings, similarity)
-    for arr in (topic_embeddings, similarity):
-        arr.setflags(write=False)
+    check_shapes(
+        name, len(papers), len(topics), embeddings, tables.distribution, tables.topic_embeddings, tables.similarity
+    )
 
     # -1 where a paper's topic is not in the topics table (outliers kept as topic -1).
     topic_index = pd.Index(topics["topic"].to_numpy()).get_indexer(papers["topic"].to_numpy()).astype(np.int32)
@@ -219,14 +220,6 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     xy.setflags(write=False)
 
     terms = read_terms(folder)
-    tables = TopicTables(
-        topics=topics,
-        topic_terms=artifacts.read_table(folder, schema.TOPIC_TERMS),
-        hierarchy=artifacts.read_table(folder, schema.HIERARCHY),
-        topic_embeddings=topic_embeddings,
-        similarity=similarity,
-        distribution=distribution,
-    )
     return Corpus(
         name=name,
         build_id=folder.name,
@@ -252,7 +245,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
 
 
 def with_edits(base: Corpus, edits: list[dict], edits_key: str) -> Corpus:
-    """``base`` with curation ``edits`` applied (``explorer.topic_edits.curate``: renames, merges
+    """``base`` with curation ``edits`` applied (``pipeline.topic_edits.curate``: renames, merges
     and moves, the topic tables folded where topics merged); ``base`` is untouched."""
     cur = curate(base.papers, base.tables, list(edits))
     out = replace(

@@ -48,22 +48,16 @@ import pandas as pd
 
 from pipeline import artifacts, bm25, schema
 from pipeline.compare import compare_builds
-from pipeline.curation import (
-    Curation,
-    CurationError,
-    apply_edits,
-    curation_path,
-    fold_matrix,
-    folded_embeddings,
-    topic_targets,
-)
+from pipeline.curation import Curation, CurationError, curation_path
 from pipeline.export_common import GZIP_LEVEL, column_texts, gzip_json, http_url, text_or_none, topic_table
 from pipeline.export_compare import compare_part, reference_tables
 from pipeline.formats.blobs import points_blob, unpack
 from pipeline.formats.ids import short_ids
-from pipeline.label_evidence import shown_labels
 from pipeline.manifest import Manifest
 from pipeline.place import own_topic_similarity
+from pipeline.topic_edits import curate
+from pipeline.topic_files import read_topic_tables, read_topics
+from pipeline.topic_tables import TopicTables
 
 TEMPLATE = "export.html"
 BUNDLE = Path(__file__).resolve().parent.parent / "frontend" / "dist" / "atlas-map.js"
@@ -174,19 +168,19 @@ def export_html(
             edits = Curation.load(curation_path(root, name)).edits
         except CurationError as exc:
             raise artifacts.ArtifactError(str(exc)) from None
-    stored = papers is None and topics is None
-    if papers is None:
+    if papers is None and topics is None:
+        # As the app reads a build (pipeline.topic_files) and applies its edits (the same curate).
         papers = artifacts.read_table(folder, schema.PAPERS)
-    if topics is None:
-        topics = artifacts.read_table(folder, schema.TOPICS)
-        # Weak labels marked before the edits, as the app does on load (a merged topic keeps its mark).
-        topics = topics.assign(label=shown_labels(topics))
-    before = (papers, topics)
-    if edits:
-        applied = apply_edits(papers, topics, edits)
-        papers, topics = applied.papers, applied.topics
-    if stored:
-        papers = papers.assign(topic_similarity=stored_topic_similarity(folder, *before, papers, topics))
+        tables = read_topic_tables(folder)
+        if edits:
+            applied = curate(papers, tables, edits)
+            papers, tables = applied.papers, applied.tables
+        papers = papers.assign(topic_similarity=paper_topic_similarity(folder, papers, tables))
+        topics = tables.topics
+    elif papers is None:
+        papers = artifacts.read_table(folder, schema.PAPERS)
+    elif topics is None:
+        topics = read_topics(folder)
     data = export_data(name, manifest, papers, topics)
     if reference is not None:
         data = _with_reference(root, name, reference, data, edited=bool(edits))
@@ -218,33 +212,20 @@ def _write_atomically(out: Path, page: str) -> Path:
     return out
 
 
-def stored_topic_similarity(
-    folder: Path, old_papers: pd.DataFrame, old_topics: pd.DataFrame, papers: pd.DataFrame, topics: pd.DataFrame
-) -> np.ndarray:
-    """Each paper's cosine similarity to its topic's embedding (``pipeline.place.own_topic_similarity``)
-    from a build's arrays, after curation edits as the app computes it: a merged topic's embedding
-    is the size-weighted mean of those merged (``pipeline.curation.folded_embeddings``).
-
-    Args:
-        folder: the build; ``old_papers``/``old_topics``: its tables as stored (``row, topic``;
-            ``topic, size``); ``papers``/``topics``: the same after the edits, papers in the same order.
+def paper_topic_similarity(folder: Path, papers: pd.DataFrame, tables: TopicTables) -> np.ndarray:
+    """Each paper's cosine similarity to its topic's embedding (``pipeline.place.own_topic_similarity``),
+    from the build's embeddings and ``tables`` (after any edits: a merged topic's embedding is then
+    the size-weighted mean of those merged, as ``pipeline.topic_edits.curate`` folds it for the app).
 
     Returns:
         float32 ``(len(papers),)``, NaN for papers outside every topic.
     """
-    old_ids, new_ids = old_topics["topic"].to_numpy(), topics["topic"].to_numpy()
-    old_topic, new_topic = old_papers["topic"].to_numpy(), papers["topic"].to_numpy()
-    moved = papers["moved"].to_numpy(dtype=bool) if "moved" in papers else np.zeros(len(papers), dtype=bool)
-    target = topic_targets(old_ids, new_ids, old_topic, new_topic, moved)
-    t_emb = artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS)
-    if len(new_ids) != len(old_ids) or any(k != v for k, v in target.items()):
-        t_emb = folded_embeddings(fold_matrix(target, old_ids, new_ids), old_topics["size"].to_numpy(), t_emb)
     rows = papers["row"].to_numpy(dtype=np.int64)
     order = np.argsort(rows, kind="stable")  # the embeddings read in file order
     embeddings = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)
-    index = pd.Index(new_ids).get_indexer(new_topic)
+    index = pd.Index(tables.topics["topic"].to_numpy()).get_indexer(papers["topic"].to_numpy())
     out = np.empty(len(rows), dtype=np.float32)
-    out[order] = own_topic_similarity(_Rows(embeddings, rows[order]), t_emb, index[order])
+    out[order] = own_topic_similarity(_Rows(embeddings, rows[order]), tables.topic_embeddings, index[order])
     return out
 
 

@@ -33,7 +33,8 @@ from pipeline.distinctive import min_support
 from pipeline.export_common import gzip_json, http_url, text_or_none, topic_table
 from pipeline.formats import palette
 from pipeline.formats.blobs import TITLE_CHARS, Blob, points_blob
-from pipeline.label_evidence import shown_labels
+from pipeline.manifest import Manifest
+from pipeline.topic_files import read_topics
 
 #: Most novel papers listed with their closest prior work (as many as the app's list).
 LISTED = 25
@@ -73,15 +74,14 @@ class ComparePart:
     ref_titles: bytes | None
 
 
-def reference_tables(root: Path, name: str) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def reference_tables(root: Path, name: str) -> tuple[pd.DataFrame, pd.DataFrame, Manifest]:
     """The reference's papers (``REF_COLUMNS`` it has, in row order), topics and manifest, as built
     (the comparison the CLI stores is of the builds' own topics), labels as the app shows them."""
     folder = artifacts.corpus_path(root, name)
     manifest = artifacts.read_manifest(folder)
     papers = artifacts.read_table(folder, schema.PAPERS, columns=REF_COLUMNS)
     papers = papers.sort_values("row", kind="stable").reset_index(drop=True)
-    topics = artifacts.read_table(folder, schema.TOPICS)
-    topics = topics.assign(label=shown_labels(topics))[["topic", "label", "keywords", "x", "y"]]
+    topics = read_topics(folder)[["topic", "label", "keywords", "x", "y"]]
     return papers, topics, manifest
 
 

@@ -1,7 +1,8 @@
 """The user's topic edits (rename, merge, move) applied to a loaded build's papers and topic tables.
 
-``explorer.data.with_edits`` makes the curated ``Corpus`` from :func:`curate`'s result; the edits
-themselves are ``pipeline.curation``'s (its file format and ``apply_edits``). Nothing here changes
+``explorer.data.with_edits`` makes the curated ``Corpus`` from :func:`curate`'s result, and the offline
+export (``pipeline.export.export_html``) applies the same edits with it, so both show the same topics;
+the edits themselves are ``pipeline.curation``'s (its file format and ``apply_edits``). Nothing here changes
 its inputs: the loaded build is shared by every session.
 """
 
