@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer import caches, figures, mapcomponent, present, shell, state, text
 from explorer import compare as cview
-from explorer import data, figures, mapcomponent, present, shell, state, text
 from explorer.compare import VIEWS
 from explorer.data import Corpus
 from explorer.panels import chart
@@ -44,7 +44,7 @@ def default_reference(ctx: shell.Context, candidates: list) -> str | None:
 
 def reference_picker(ctx: shell.Context) -> Corpus | None:
     """The reference corpus (URL ``ref``), or None with a note saying how to get one."""
-    entries = [e for e in data.list_corpora(ctx.root) if e.ok and e.name != ctx.corpus.name]
+    entries = [e for e in caches.list_corpora(ctx.root) if e.ok and e.name != ctx.corpus.name]
     if not entries:
         st.info(
             f"There is no other corpus to compare **{text.plain(ctx.corpus.name)}** with. Build one, for example "
@@ -75,7 +75,7 @@ def reference_picker(ctx: shell.Context) -> Corpus | None:
     if st.query_params.get("ref") is None:
         state.set_params(ref=picked)  # a copied link names its reference
     try:
-        return data.get_corpus(ctx.root, picked)
+        return caches.get_corpus(ctx.root, picked)
     except ArtifactError as exc:
         st.error(
             f"The reference **{text.plain(picked)}** cannot be opened: {text.plain(str(exc))}", icon=":material/error:"
@@ -92,7 +92,7 @@ def _caption(entry) -> str:
 
 def comparison(ctx: shell.Context, ref: Corpus) -> Comparison | None:
     try:
-        return cview.get_comparison(ctx.corpus, ref)
+        return caches.get_comparison(ctx.corpus, ref)
     except CompareError as exc:
         st.warning(text.plain(str(exc)), icon=":material/compare_arrows:")
         return None

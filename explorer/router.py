@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import data, filter_widgets, filters, present, readinglist, search, share, state, text, tour_draft
+from explorer import caches, filter_widgets, filters, present, readinglist, share, state, text, tour_draft
 from explorer.access import Access
 from explorer.data import Corpus
 from explorer.shell import (
@@ -48,7 +48,7 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
             st.markdown(f"### {APP_TITLE}")
         _page_links(view, access)
         return None
-    entries = data.list_corpora(root)
+    entries = caches.list_corpora(root)
     by_name = {e.name: e for e in entries}
     if not entries:
         _no_corpora(root, access)
@@ -59,7 +59,7 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
         state.set_params(corpus=picked)  # so that a copied link names its corpus
     view = replace(view, corpus=picked)
     try:
-        corpus = data.get_corpus(root, picked)
+        corpus = caches.get_corpus(root, picked)
     except ArtifactError as exc:
         _page_links(view, access)
         st.error(f"Corpus **{text.plain(picked)}** cannot be opened: {text.plain(str(exc))}", icon=":material/error:")
@@ -148,7 +148,7 @@ def first_screen(ctx: Context) -> None:
 def warm(ctx: Context) -> None:
     """Prepare the search index and query encoder in the background. Called by the router after
     the page has drawn, so that the first page after a server start does not wait for them."""
-    search.warm(ctx.corpus, writable=not ctx.access.read_only)
+    caches.warm_search(ctx.corpus, writable=not ctx.access.read_only)
 
 
 def _share_section(ctx: Context) -> None:
@@ -224,7 +224,7 @@ def _no_corpora(root: Path, access: Access) -> None:
 
 def _bad_corpus(root: Path, name: str, entries) -> None:
     try:
-        data.get_corpus(root, name)
+        caches.get_corpus(root, name)
         message = f"no corpus named {name!r}"
     except ArtifactError as exc:
         message = str(exc)

@@ -12,8 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from explorer import compare as cview
-from explorer import curate, data, downloads, readinglist, shell, state, text
+from explorer import caches, curate, downloads, readinglist, shell, state, text
 from explorer.access import ReadOnlyError
 from explorer.shell import Context
 from pipeline.artifacts import ArtifactError
@@ -242,8 +241,8 @@ def _comparison(ctx: Context):
     if not name or name == ctx.corpus.name:
         return None, None, None
     try:
-        reference = data.get_corpus(ctx.root, name)
-        return reference, cview.get_comparison(ctx.corpus, reference), None
+        reference = caches.get_corpus(ctx.root, name)
+        return reference, caches.get_comparison(ctx.corpus, reference), None
     except (ArtifactError, CompareError) as exc:
         return None, None, str(exc)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import data, state, text, tours
+from explorer import caches, state, text, tours
 from explorer.access import ReadOnlyError
 from explorer.data import Corpus
 from explorer.shell import Context
@@ -149,7 +149,7 @@ def step_corpus(ctx: Context, step: Step) -> Corpus | None:
     if not name or name == ctx.corpus.name:
         return ctx.corpus
     try:
-        return data.get_corpus(ctx.root, name)
+        return caches.get_corpus(ctx.root, name)
     except ArtifactError:
         return None
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import analysis, mapcomponent, panels, present, search, share, shell, state, text
+from explorer import analysis, caches, mapcomponent, panels, present, search, share, shell, state, text
 from explorer.mapview import Marks
 from pipeline.formats.palette import HIT, LIST
 
@@ -34,7 +34,7 @@ find.text_input(
 )
 query = st.session_state["map_q"].strip()
 hits = (
-    search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=mapcomponent.MAP_HITS)
+    search.keyword_search(corpus, caches.bm25_index(corpus), query, mask=ctx.mask, k=mapcomponent.MAP_HITS)
     if query
     else None
 )

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, mapcomponent, panels, search, shell, state, text
+from explorer import caches, figures, mapcomponent, panels, search, shell, state, text
 from pipeline.errors import PipelineError
 
 ctx = shell.context()
@@ -41,10 +41,10 @@ with find:
     elif not shell.nothing_left(ctx):
         with st.spinner("Searching…"):
             if mode == "keyword":
-                hits = search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=25)
+                hits = search.keyword_search(corpus, caches.bm25_index(corpus), query, mask=ctx.mask, k=25)
             else:
                 try:
-                    encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+                    encoder = caches.encoder_for(corpus, writable=not ctx.access.read_only)
                 except PipelineError as exc:
                     st.error(text.plain(str(exc)), icon=":material/error:")
                     st.stop()
@@ -81,7 +81,7 @@ with place:
     elif len(abstract.split()) >= 5:
         with st.spinner("Placing it…"):
             try:
-                encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+                encoder = caches.encoder_for(corpus, writable=not ctx.access.read_only)
             except PipelineError as exc:
                 st.error(text.plain(str(exc)), icon=":material/error:")
                 st.stop()
