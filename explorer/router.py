@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import caches, filter_widgets, filters, present, readinglist, share, state, text, tour_draft
+from explorer import caches, filter_widgets, filters, present, readinglist, share, state, text, tour_draft, url_state
 from explorer.access import Access
 from explorer.data import Corpus
 from explorer.shell import (
@@ -41,7 +41,7 @@ def _default_corpus(entries) -> str | None:
 def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path | None = None) -> Context | None:
     """Corpus picker, page links, filters and the Share section; stops the run with a friendly
     message when needed. A page of ``FOLDER_PAGES`` gets the page links only, and None."""
-    view = state.read()
+    view = url_state.read()
     st.session_state["_ws"] = Workspace(Path(root), access, build_config)
     if page in FOLDER_PAGES:
         with st.sidebar:
@@ -56,7 +56,7 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
     if view.corpus is not None and view.corpus not in by_name:
         _bad_corpus(root, view.corpus, entries)
     if view.corpus is None:
-        state.set_params(corpus=picked)  # so that a copied link names its corpus
+        url_state.set_params(corpus=picked)  # so that a copied link names its corpus
     view = replace(view, corpus=picked)
     try:
         corpus = caches.get_corpus(root, picked)
@@ -114,7 +114,7 @@ def _corpus_picker(view: View, entries) -> str:
             names,
             key="corpus_pick",
             format_func=lambda n: _corpus_caption(by_name[n]),
-            **state.bind("corpus_pick", url_corpus, default=default, to_url=lambda v: {**clear, "corpus": v}),
+            **url_state.bind("corpus_pick", url_corpus, default=default, to_url=lambda v: {**clear, "corpus": v}),
         )
         return st.session_state["corpus_pick"]
 
@@ -174,7 +174,7 @@ def _clear_filters() -> None:
     for key in list(st.session_state.keys()):
         if str(key).startswith("f_"):
             del st.session_state[key]
-    state.set_params(years=None, venue=None, topics=None, text=None)
+    url_state.set_params(years=None, venue=None, topics=None, text=None)
     st.rerun()
 
 

@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
-from explorer.state import MAX_QUERY_CHARS
 from pipeline import artifacts, bm25, place, schema
 from pipeline.bm25 import tokenize  # one tokeniser for the app and the offline export
 from pipeline.embed import load_encoder, model_key, onnx_model_path, registered_encoder
@@ -36,29 +34,6 @@ if TYPE_CHECKING:
     from pipeline.embed import Encoder
 
 MIN_PHRASE_WORDS = 2
-_CUT = "_search_query_cut"
-
-
-def query_to_url(value: str) -> dict[str, str]:
-    """The URL parameter for a typed query, cut to ``state.MAX_QUERY_CHARS``: a link carries no
-    more, so the query that runs (the box takes the URL's value on the next run) is the one a
-    copied link reopens. The cut is noted for ``query_cut_note``."""
-    query = value.strip()
-    if len(query) > MAX_QUERY_CHARS:
-        st.session_state[_CUT] = len(query)
-        query = query[:MAX_QUERY_CHARS].rstrip()
-    return {"q": query}
-
-
-def query_cut_note() -> None:
-    """Say once that the query typed was cut to the length a link can carry."""
-    typed = st.session_state.pop(_CUT, None)
-    if typed:
-        st.warning(
-            f"Your query had {typed:,} characters; searches take at most {MAX_QUERY_CHARS:,} (what a link can carry), "
-            "so its beginning is searched, as shown in the box.",
-            icon=":material/content_cut:",
-        )
 
 
 @dataclass(frozen=True)

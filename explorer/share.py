@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from explorer import caches, curate, downloads, readinglist, shell, state, text
+from explorer import caches, curate, downloads, readinglist, shell, text, url_state
 from explorer.access import ReadOnlyError
 from explorer.shell import Context
 from pipeline.artifacts import ArtifactError
@@ -36,7 +36,7 @@ def _current_notes(ids: tuple[str, ...]) -> dict[str, str]:
 
 def _set_list(ids: tuple[str, ...], notes: dict[str, str]) -> None:
     """The list and its notes in the URL (a removed paper's note goes with it)."""
-    state.set_params(
+    url_state.set_params(
         **{readinglist.PARAM: readinglist.encode(ids), readinglist.NOTES: readinglist.encode_notes(notes, ids)}
     )
 
@@ -52,7 +52,7 @@ def _add(sids: list[str]) -> None:
 
 
 def _clear() -> None:
-    state.set_params(**{readinglist.PARAM: None, readinglist.NOTES: None})
+    url_state.set_params(**{readinglist.PARAM: None, readinglist.NOTES: None})
 
 
 def _renote(sid: str, key: str) -> None:
