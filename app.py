@@ -18,17 +18,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import access, present, router, shell, state
+from explorer import access, present, router, shell, url_state
 
 shell.leave_old_pages_mode()
 st.set_page_config(page_title=shell.APP_TITLE, page_icon="🧭", layout="wide")
 
 shell.style()
 options = access.options(sys.argv, Path(__file__).parent)
-who = access.session(options)  # takes an editor token out of the URL before anything reads it
+who = url_state.session(options)  # takes an editor token out of the URL before anything reads it
 navigation = st.navigation(shell.pages(), position="hidden")  # drawn by router.sidebar, with the filters in the links
 shell.follow_page_param()
-state.sync_url(navigation.url_path)
+url_state.sync_url(navigation.url_path)
 ctx = router.sidebar(options.root, who, page=navigation.url_path or "map", build_config=options.build_config)
 if who.refused:
     st.warning("That editor token is not valid: this session is read-only.", icon=":material/lock:")

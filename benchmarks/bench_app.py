@@ -298,10 +298,10 @@ def map_payload(artifacts: Path, corpus: str) -> dict:
 
 def server_side_search(artifacts: Path, corpus: str) -> dict:
     """Semantic search latency inside the server's code path, without the browser."""
-    from explorer import data, search
+    from explorer import caches, data, search
 
     c = data.load_corpus(artifacts, corpus)
-    encoder = search.encoder_for(c)
+    encoder = caches.encoder_for(c)
     search.semantic_search(c, search.encode_query(encoder, "warm up"), k=25)
     times = []
     for q in QUERIES * 3:

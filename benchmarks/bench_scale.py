@@ -209,7 +209,7 @@ APP_SERVER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     import psutil
     from pathlib import Path
-    from explorer import data, search
+    from explorer import caches, data, search
     proc = psutil.Process()
     before = proc.memory_info().rss
     t = time.perf_counter(); corpus = data.load_corpus(Path({art!r}), {name!r}); load_s = time.perf_counter() - t
@@ -217,7 +217,7 @@ APP_SERVER = textwrap.dedent(
     t = time.perf_counter(); index = search.build_bm25(corpus); bm25_s = time.perf_counter() - t
     indexed = proc.memory_info().rss
     kw, sem = [], []
-    encoder = search.encoder_for(corpus)
+    encoder = caches.encoder_for(corpus)
     search.semantic_search(corpus, search.encode_query(encoder, "warm up"), k=25)
     for q in {queries!r}:
         t = time.perf_counter(); hits = search.keyword_search(corpus, index, q, k=25); kw.append((time.perf_counter() - t, len(hits)))

@@ -4,8 +4,9 @@ Nothing here fits a model. ``data`` (loading, topic edits applied), ``filters``,
 (tables), ``search``, ``figures`` (plotly, pure), ``mapview`` (the map component's state, view
 and titles), ``state`` (URL), ``text`` (safe rendering), ``readinglist`` (Markdown/CSV/BibTeX),
 ``tours`` (saved views), ``downloads`` (offline HTML, CSV), ``curate`` (edits to topics) and
-``access`` (read-only sharing, editor token) are plain functions tested without a running app;
-their few ``st.cache_resource`` wrappers are thin shells. Every function that writes a file takes
+``access`` (read-only sharing, editor token) are plain functions tested without a running app, and
+import no Streamlit: ``caches`` holds their ``st.cache_resource`` wrappers (thin shells) and
+``url_state`` the Streamlit side of the URL state. Every function that writes a file takes
 an ``access.Access`` and refuses a viewer. ``shell`` (router glue: sidebar, links, page context),
 ``panels`` (reusable page blocks), ``share`` (reading-list buttons, downloads, curation status),
 ``present`` (tour building, present mode) and ``mapcomponent`` (the WebGL map, a Streamlit

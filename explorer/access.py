@@ -8,8 +8,9 @@ the address bar at once, and never written into a link or the page.
 
 Enforcement does not rest on hiding widgets: every function that writes a file (``explorer.curate``,
 ``explorer.tours``) takes an :class:`Access` and calls :func:`require_write` before it opens
-anything. An ``Access`` is made by the router from server-side session state, so a viewer cannot
-forge one. Without ``--read-only`` (``make run`` on your own machine) every session may edit.
+anything. An ``Access`` is made by ``explorer.url_state.session`` (in ``app.py``) from server-side
+session state, so a viewer cannot forge one. Without ``--read-only`` (``make run`` on your own
+machine) every session may edit.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from pathlib import Path
 READ_ONLY_ENV = "ATLAS_READ_ONLY"
 TOKEN_ENV = "ATLAS_EDITOR_TOKEN"
 TOKEN_PARAM = "token"
-_EDITOR_KEY = "_editor"  # session_state: this session presented the editor token
 
 
 class ReadOnlyError(PermissionError):
@@ -107,24 +107,3 @@ def token_matches(given: str | None, expected: str | None) -> bool:
     if not given or not expected:
         return False
     return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
-
-
-def session(opts: Options) -> Access:
-    """This session's access; takes an editor token out of the URL (``?token=``) first.
-
-    A matching token makes the session an editor until it ends (a reload starts a new session:
-    open the link with the token again).
-    """
-    import streamlit as st
-
-    refused = False
-    if TOKEN_PARAM in st.query_params:
-        given = st.query_params.get(TOKEN_PARAM)
-        del st.query_params[TOKEN_PARAM]  # out of the address bar and of every link made from the URL
-        if opts.read_only and token_matches(given, opts.editor_token):
-            st.session_state[_EDITOR_KEY] = True
-        else:
-            refused = opts.read_only
-    if not opts.read_only:
-        return Access(read_only=False, editor=True)
-    return Access(read_only=True, editor=bool(st.session_state.get(_EDITOR_KEY)), refused=refused)

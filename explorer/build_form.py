@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import data, job_queue, jobs, text, uploads
+from explorer import caches, job_queue, jobs, text, uploads
 from explorer.access import ReadOnlyError
 from explorer.shell import Workspace
 from pipeline import artifacts
@@ -243,7 +243,7 @@ def _addable(root: str, name: str, build: str) -> str | None:
 def choose_target(ws: Workspace, files: list[jobs.Upload]) -> Target | None:
     """Step 3: a new corpus (named like the command line names one) or an existing corpus."""
     st.subheader("3 · Name the corpus", anchor=False)
-    entries = [e for e in data.list_corpora(ws.root) if e.ok]
+    entries = [e for e in caches.list_corpora(ws.root) if e.ok]
     mode = st.radio(
         "Where should the papers go?",
         ["new", "add"],

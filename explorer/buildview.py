@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import data, job_progress, job_queue, job_runner, jobs, text
+from explorer import caches, job_progress, job_queue, job_runner, jobs, text
 from explorer.shell import PAGE, Workspace
 from pipeline import artifacts
 from pipeline.progress import format_seconds
@@ -56,7 +56,7 @@ def _builds_panel(ws: Workspace) -> None:
 
 
 def _refresh_corpora() -> None:
-    data._list_cached.clear()  # the corpus picker lists the new corpus at once (its cache lives 5 s)
+    caches.reread_corpus_list()  # the corpus picker lists the new corpus at once (its cache lives 5 s)
 
 
 def _ago(seconds: float) -> str:

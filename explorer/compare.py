@@ -1,23 +1,23 @@
-"""The comparison views' read side: cached comparisons and lineages, and their plotly figures.
+"""The comparison views' read side: comparisons and lineages, and their plotly figures.
 
 ``get_comparison`` returns the comparison of two corpora: the one the CLI stored
 (``python -m pipeline compare NEW REF``, ``pipeline.comparison.store``) when it matches both builds,
-else computed here once and kept in memory, keyed by both builds (and their topic edits). Nothing
-is fitted: placing papers is nearest-neighbour arithmetic on stored embeddings. Comparisons too
-large to compute while a reader waits (``MAX_PAIRS``) must come from the CLI; the error says so.
+else computed here; the app goes through ``explorer.caches.get_comparison``, which computes it once
+and keeps it in memory, keyed by both builds (and their topic edits). Nothing is fitted: placing
+papers is nearest-neighbour arithmetic on stored embeddings. Comparisons too large to compute while
+a reader waits (``MAX_PAIRS``) must come from the CLI; the error says so.
 
 The figure builders are pure functions of the comparison's tables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from explorer.data import Corpus
 from explorer.figures import CONTEXT, INK, base_layout, esc, topic_colour
@@ -83,25 +83,35 @@ def check_pair(new: Corpus, ref: Corpus) -> str | None:
     return None
 
 
-@st.cache_resource(max_entries=8, show_spinner="Placing the papers on the reference…")
-def _computed(new_key, ref_key, _new: Corpus, _ref: Corpus) -> Comparison:
-    return cmp.compare(side_of(_new), side_of(_ref), CompareParams())
+def compute(new: Corpus, ref: Corpus) -> Comparison:
+    """The comparison of ``new`` with reference ``ref``, computed here (nothing is fitted)."""
+    return cmp.compare(side_of(new), side_of(ref), CompareParams())
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _stored(new_key, ref_key, version: str, _new: Corpus, _ref: Corpus) -> Comparison | None:
-    return stored_comparisons.stored(_new.root, side_of(_new), side_of(_ref))
+def read_stored(new: Corpus, ref: Corpus) -> Comparison | None:
+    """The comparison of the pair the CLI stored for both builds, or None."""
+    return stored_comparisons.stored(new.root, side_of(new), side_of(ref))
 
 
-def _stored_version(new: Corpus, ref: Corpus) -> str:
+def stored_version(new: Corpus, ref: Corpus) -> str:
     """Which stored comparison of the pair is current (its folder), "" when none: part of the cache
     key, so that one stored by the CLI while the app runs is picked up on the next rerun."""
     link = stored_comparisons.comparison_dir(new.root, new.name, ref.name)
     return link.resolve().name if link.exists() else ""
 
 
-def get_comparison(new: Corpus, ref: Corpus) -> Comparison:
-    """The comparison of ``new`` with reference ``ref``: stored by the CLI, or computed once and shared.
+def get_comparison(
+    new: Corpus,
+    ref: Corpus,
+    *,
+    stored: Callable[[Corpus, Corpus], Comparison | None],
+    computed: Callable[[Corpus, Corpus], Comparison],
+) -> Comparison:
+    """The comparison of ``new`` with reference ``ref``: stored by the CLI, or computed.
+
+    Args:
+        stored, computed: :func:`read_stored` and :func:`compute`, or what keeps their results
+            (the app passes ``explorer.caches``' shared copies).
 
     Raises:
         CompareError: the pair cannot be compared, or is too large to compare in the app.
@@ -110,26 +120,21 @@ def get_comparison(new: Corpus, ref: Corpus) -> Comparison:
     if problem:
         raise CompareError(problem)
     if not new.edits_key and not ref.edits_key:  # stored comparisons know the builds' own topics only
-        stored = _stored(new.key, ref.key, _stored_version(new, ref), new, ref)
-        if stored is not None and stored.summary.params == CompareParams():
-            return stored
+        found = stored(new, ref)
+        if found is not None and found.summary.params == CompareParams():
+            return found
     if new.n_papers * ref.n_papers > MAX_PAIRS:
         raise CompareError(
             f"comparing {new.n_papers:,} papers with {ref.n_papers:,} takes too long to do while you wait. "
             f"Compute it once with `python -m pipeline compare {new.name} {ref.name}` and reload this page."
         )
-    return _computed(new.key, ref.key, new, ref)
-
-
-@st.cache_resource(max_entries=8, show_spinner="Following the topics across periods…")
-def _lineage(key, periods: tuple[tuple[int, int], ...], _corpus: Corpus) -> Lineage:
-    side = side_of(_corpus)
-    return lineage(side.years, side.topics, _corpus.embeddings, list(periods))
+    return computed(new, ref)
 
 
 def get_lineage(corpus: Corpus, periods: list[tuple[int, int]]) -> Lineage:
-    """The corpus's topic lineage over ``periods`` (computed once per build and periods)."""
-    return _lineage(corpus.key, tuple(tuple(p) for p in periods), corpus)
+    """The corpus's topic lineage over ``periods`` (computed; ``explorer.caches`` keeps it)."""
+    side = side_of(corpus)
+    return lineage(side.years, side.topics, corpus.embeddings, list(periods))
 
 
 # ------------------------------------------------------------------------------------------

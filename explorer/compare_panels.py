@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer import caches, figures, mapcomponent, present, shell, state, text, url_state
 from explorer import compare as cview
-from explorer import data, figures, mapcomponent, present, shell, state, text
 from explorer.compare import VIEWS
 from explorer.data import Corpus
 from explorer.panels import chart
@@ -45,7 +45,7 @@ def default_reference(ctx: shell.Context, candidates: list) -> str | None:
 
 def reference_picker(ctx: shell.Context) -> Corpus | None:
     """The reference corpus (URL ``ref``), or None with a note saying how to get one."""
-    entries = [e for e in data.list_corpora(ctx.root) if e.ok and e.name != ctx.corpus.name]
+    entries = [e for e in caches.list_corpora(ctx.root) if e.ok and e.name != ctx.corpus.name]
     if not entries:
         st.info(
             f"There is no other corpus to compare **{text.plain(ctx.corpus.name)}** with. Build one, for example "
@@ -69,14 +69,14 @@ def reference_picker(ctx: shell.Context) -> Corpus | None:
     st.selectbox(
         "Compare with (the reference: earlier work)", names, key="compare_ref",
         format_func=lambda n: _caption(by_name[n]),
-        **state.bind("compare_ref", url_ref, default=default, to_url=lambda v: {"ref": v}),
+        **url_state.bind("compare_ref", url_ref, default=default, to_url=lambda v: {"ref": v}),
     )  # fmt: skip
     picked = st.session_state["compare_ref"]
     st.session_state["compare_last_ref"] = picked
     if st.query_params.get("ref") is None:
-        state.set_params(ref=picked)  # a copied link names its reference
+        url_state.set_params(ref=picked)  # a copied link names its reference
     try:
-        return data.get_corpus(ctx.root, picked)
+        return caches.get_corpus(ctx.root, picked)
     except ArtifactError as exc:
         st.error(
             f"The reference **{text.plain(picked)}** cannot be opened: {text.plain(str(exc))}", icon=":material/error:"
@@ -93,7 +93,7 @@ def _caption(entry) -> str:
 
 def comparison(ctx: shell.Context, ref: Corpus) -> Comparison | None:
     try:
-        return cview.get_comparison(ctx.corpus, ref)
+        return caches.get_comparison(ctx.corpus, ref)
     except CompareError as exc:
         st.warning(text.plain(str(exc)), icon=":material/compare_arrows:")
         return None
@@ -105,7 +105,7 @@ def view_picker() -> str:
     url = url if url in VIEWS else None
     st.segmented_control(
         "Show", list(VIEWS), key="compare_view", format_func=VIEWS.get, label_visibility="collapsed", required=True,
-        **state.bind("compare_view", url, default="overview", to_url=lambda v: {"show": None if v in (None, "overview") else v}),
+        **url_state.bind("compare_view", url, default="overview", to_url=lambda v: {"show": None if v in (None, "overview") else v}),
     )  # fmt: skip
     return st.session_state.get("compare_view") or "overview"
 
@@ -383,7 +383,7 @@ def periods_picker(years: list[int], default: list[tuple[int, int]]) -> list[tup
     st.multiselect(
         "Periods start in", choices[1:], key="lineage_starts", max_selections=9,
         help="the first year of each period after the first; the periods default to equal numbers of papers",
-        **state.bind("lineage_starts", [s for s in (starts_url or ()) if s in choices[1:]] or None,
+        **url_state.bind("lineage_starts", [s for s in (starts_url or ()) if s in choices[1:]] or None,
                      default=[p[0] for p in default[1:]], to_url=lambda v: {"periods": _encode(sorted(v), choices)}),
     )  # fmt: skip
     starts = [choices[0], *sorted(st.session_state["lineage_starts"])]
@@ -443,7 +443,7 @@ def focus_picker(ctx: shell.Context, lin, labels: dict[int, str]) -> int | None:
     st.selectbox(
         "Follow the roots of", options, index=None, key="lineage_topic", placeholder="the ten largest topics",
         format_func=lambda t: f"{t} · {labels.get(t, '')}",
-        **state.bind("lineage_topic", url, default=default_focus(lin), to_url=lambda v: {"topic": v}),
+        **url_state.bind("lineage_topic", url, default=default_focus(lin), to_url=lambda v: {"topic": v}),
     )  # fmt: skip
     return st.session_state["lineage_topic"]
 
@@ -457,7 +457,7 @@ def pin_view(periods: list[tuple[int, int]], focus: int | None) -> None:
     if st.query_params.get("topic") is None and focus is not None:
         changes["topic"] = focus
     if changes:
-        state.set_params(**changes)
+        url_state.set_params(**changes)
 
 
 def roots(lin, topic: int, labels: dict[int, str], *, steps: int = 2) -> None:

@@ -3,7 +3,7 @@
 Each write takes the session's :class:`~explorer.access.Access` and refuses (``ReadOnlyError``)
 before opening any file when it may not write. An edit is made against the corpus as the reader
 sees it (earlier edits applied), appended to the file under a lock (two editors cannot lose each
-other's edits), and picked up by ``explorer.data.get_corpus`` on the next rerun (the file's hash
+other's edits), and picked up by ``explorer.caches.get_corpus`` on the next rerun (the file's hash
 is part of the cache key). The edit format and its matching after a rebuild are
 ``pipeline.curation``'s.
 """

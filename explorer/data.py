@@ -1,12 +1,12 @@
 """Loading a built corpus into one read-only bundle, with the user's topic edits applied.
 
-``load_corpus`` and ``with_edits`` are plain functions (tests call them directly). The app goes
-through ``get_corpus``: two ``st.cache_resource`` layers, the build keyed by (artifacts root,
-corpus name, :func:`build_key`) and the curated corpus keyed by that plus a hash of the curation
-file (``<root>/<name>.curation.json``, see ``pipeline.curation``). Every browser session shares one
-copy; a rebuilt corpus (a new build behind the ``<name>`` symlink, or a plain folder replaced by
-hand) or an edit (a new file hash) is picked up on the next rerun, and undoing an edit finds the
-earlier copy again. The papers (``papers.arrow``), the embeddings and the topic distribution are
+``load_corpus``, ``with_edits`` and ``with_curation`` are plain functions (tests call them
+directly). The app goes through ``explorer.caches.get_corpus``: two ``st.cache_resource`` layers,
+the build keyed by (artifacts root, corpus name, :func:`build_key`) and the curated corpus keyed by
+that plus a hash of the curation file (``<root>/<name>.curation.json``, see ``pipeline.curation``;
+:func:`edits_key`). Every browser session shares one copy; a rebuilt corpus (a new build behind
+the ``<name>`` symlink, or a plain folder replaced by hand) or an edit (a new file hash) is picked
+up on the next rerun, and undoing an edit finds the earlier copy again. The papers (``papers.arrow``), the embeddings and the topic distribution are
 memory-mapped, never copied: texts are read from the file when a page uses them.
 
 One identity for every cache: :func:`build_key` (the build id plus a stamp of its manifest file)
@@ -26,11 +26,9 @@ from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from explorer.corpus_files import check_shapes, load_papers, read_terms
 from pipeline import artifacts, schema
-from pipeline.artifacts import CorpusEntry
 from pipeline.curation import Curation, CurationError, curation_path
 from pipeline.formats import palette
 from pipeline.formats.ids import short_ids
@@ -271,21 +269,6 @@ def parse_edits(raw: bytes, source: str) -> list[dict]:
     return Curation.parse(raw.decode("utf-8", errors="replace"), source).edits
 
 
-# ------------------------------------------------------------------------------------------
-# Cached access for the app (thin wrappers; the functions above hold the logic)
-# ------------------------------------------------------------------------------------------
-
-
-@st.cache_resource(ttl=5, show_spinner=False)
-def _list_cached(root: str) -> list[CorpusEntry]:
-    return artifacts.list_corpora(Path(root))
-
-
-def list_corpora(root: Path) -> list[CorpusEntry]:
-    """Every corpus under ``root``, broken ones with their error (re-read every few seconds)."""
-    return _list_cached(str(Path(root).resolve()))
-
-
 def build_key(folder: Path) -> str:
     """The one identity of a build in every cache of the app: the build folder's name plus a
     stamp of its manifest file (modification and change time, inode, size).
@@ -302,20 +285,6 @@ def build_key(folder: Path) -> str:
     return f"{folder.name}@{stamp}"
 
 
-@st.cache_resource(max_entries=6, show_spinner="Loading corpus…")
-def _load_cached(root: str, name: str, build: str, _folder: Path) -> Corpus:
-    return load_corpus(Path(root), name, _folder)
-
-
-@st.cache_resource(max_entries=6, show_spinner="Applying the topic edits…")
-def _curated_cached(root: str, name: str, build: str, edits_key: str, _base: Corpus, _raw: bytes) -> Corpus:
-    try:
-        edits = parse_edits(_raw, str(curation_path(Path(root), name)))
-    except CurationError as exc:
-        return replace(_base, edits_key=edits_key, curation_error=str(exc))
-    return with_edits(_base, edits, edits_key) if edits else _base
-
-
 def read_curation(root: Path, name: str) -> bytes | None:
     """The curation file's bytes (a few kB), or None when there is none."""
     try:
@@ -326,21 +295,16 @@ def read_curation(root: Path, name: str) -> bytes | None:
         return f"unreadable: {exc}".encode()
 
 
-def get_corpus(root: Path, name: str) -> Corpus:
-    """Corpus ``name``'s current build with its topic edits, one copy shared by every session.
+def edits_key(raw: bytes) -> str:
+    """The identity of a curation file's content (``Corpus.edits_key``)."""
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
 
-    The cache keys hold the build id and a hash of the curation file (read on every rerun: it is
-    tiny), so a rebuild or an edit is picked up on the next rerun; at most six of each stay in
-    memory.
 
-    Raises:
-        ArtifactError: the name is invalid, or the corpus is missing or broken.
-    """
-    folder = artifacts.corpus_path(root, name)
-    root_key, build = str(Path(root).resolve()), build_key(folder)
-    base = _load_cached(root_key, name, build, folder)
-    raw = read_curation(Path(root), name)
-    if not raw:
-        return base
-    edits_key = hashlib.blake2b(raw, digest_size=8).hexdigest()
-    return _curated_cached(root_key, name, build, edits_key, base, raw)
+def with_curation(base: Corpus, root: Path, name: str, key: str, raw: bytes) -> Corpus:
+    """``base`` with the edits of curation file bytes ``raw`` (hashed to ``key``) applied; ``base``
+    with the file's error (``Corpus.curation_error``) when the file cannot be read."""
+    try:
+        edits = parse_edits(raw, str(curation_path(root, name)))
+    except CurationError as exc:
+        return replace(base, edits_key=key, curation_error=str(exc))
+    return with_edits(base, edits, key) if edits else base

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from explorer import state
+from explorer import state, url_state
 from explorer.data import Corpus
 from explorer.filters import MAX_TEXT, Filters
 
@@ -26,7 +26,7 @@ def sidebar(corpus: Corpus, filters: Filters) -> Filters:
             max_value=span[1],
             step=1,
             key=f"f_years:{corpus.name}",
-            **state.bind(
+            **url_state.bind(
                 f"f_years:{corpus.name}",
                 filters.years,
                 default=span,
@@ -41,7 +41,7 @@ def sidebar(corpus: Corpus, filters: Filters) -> Filters:
             corpus.venues,
             key=f"f_venues:{corpus.name}",
             placeholder="All venues",
-            **state.bind(
+            **url_state.bind(
                 f"f_venues:{corpus.name}", filters.venues or None, default=[], to_url=lambda v: {"venue": list(v)}
             ),
         )
@@ -54,7 +54,7 @@ def sidebar(corpus: Corpus, filters: Filters) -> Filters:
             format_func=lambda t: f"{t} · {labels.get(t, '?')}",
             key=f"f_topics:{corpus.name}",
             placeholder="All topics",
-            **state.bind(
+            **url_state.bind(
                 f"f_topics:{corpus.name}",
                 filters.topics or None,
                 default=[],
@@ -67,6 +67,8 @@ def sidebar(corpus: Corpus, filters: Filters) -> Filters:
         key=f"f_text:{corpus.name}",
         max_chars=MAX_TEXT,
         placeholder="e.g. diffusion",
-        **state.bind(f"f_text:{corpus.name}", filters.text or None, default="", to_url=lambda v: {"text": v.strip()}),
+        **url_state.bind(
+            f"f_text:{corpus.name}", filters.text or None, default="", to_url=lambda v: {"text": v.strip()}
+        ),
     )
     return replace(out, text=st.session_state[f"f_text:{corpus.name}"].strip())

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import streamlit as st
 
-from explorer import mapview, state, text
+from explorer import mapview, text, url_state
 from explorer.mapview import Marks, Overlay
 from pipeline.formats import palette
 from pipeline.formats.blobs import Blob, mask_blob, rows_blob
@@ -171,7 +171,7 @@ def _view_changed(key: str, url: bool) -> None:
     if not url or value is None:
         return
     parsed = mapview.parse_view(value)
-    state.set_params(**{VIEW_PARAM: parsed.text if parsed else None})
+    url_state.set_params(**{VIEW_PARAM: parsed.text if parsed else None})
 
 
 def mount_data(blobs: list[Blob], key: str) -> None:
@@ -270,7 +270,7 @@ def height(presenting: bool) -> int:
 
 def choose_topic(topic: int | None) -> None:
     """A topic chosen on the map (legend or label): put it in the URL and redraw the whole page."""
-    state.set_params(topic=topic)
+    url_state.set_params(topic=topic)
     st.rerun()
 
 

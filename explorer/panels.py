@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import analysis, figures, overview_figures, present, share, shell, state, text
+from explorer import analysis, figures, overview_figures, present, share, shell, state, text, url_state
 from explorer.data import Corpus
 from pipeline.label_evidence import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
 
@@ -71,7 +71,7 @@ def topic_table(ctx: shell.Context, table: pd.DataFrame) -> None:
     def pick() -> None:
         rows = st.session_state["topic_table"].selection.rows
         if rows:
-            state.set_params(topic=int(table["topic"].iat[rows[0]]))
+            url_state.set_params(topic=int(table["topic"].iat[rows[0]]))
 
     hidden = [c for c in ("growth", "stability", "coherence", "label_support") if table[c].isna().all()]
     hidden += ["shown"] if ctx.mask.all() else []
@@ -155,7 +155,7 @@ def relevance_panel(terms: pd.DataFrame, topic: int, corpus_name: str, colour: s
     st.slider(
         "Relevance λ: 1 ranks terms by frequency in the topic, 0 by how specific they are to it",
         0.0, 1.0, step=0.05, key="lam",
-        **state.bind("lam", state.parse_float(st.query_params.get("lam")), default=0.6, to_url=lambda v: {"lam": None if v == 0.6 else f"{v:.2f}"}),
+        **url_state.bind("lam", state.parse_float(st.query_params.get("lam")), default=0.6, to_url=lambda v: {"lam": None if v == 0.6 else f"{v:.2f}"}),
     )  # fmt: skip
     lam = float(st.session_state["lam"])
     if terms.empty:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import state, text, tours
+from explorer import state, text, tours, url_state
 from explorer.shell import Context
 from explorer.tour_draft import draft_store, step_corpus
 from explorer.tour_steps import SECTION, SECTIONS, describe
@@ -246,7 +246,7 @@ def bar(ctx: Context, page_path: dict[str, str]) -> None:
     n = len(tour.steps)
     i = min(max(state.parse_int(st.query_params.get("step")) or 1, 1), n)
     step = tour.steps[i - 1]
-    here = state.current_params()
+    here = url_state.current_params()
     arrived = ctx.page == step.page and all(here.get(k) == v for k, v in step.query().items())
     seen = (tuple(ref.items()), i)
     if not arrived and st.session_state.get("_tour_sent") != seen:  # once per step: never a loop

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import data, filter_widgets, filters, present, readinglist, search, share, state, text, tour_draft
+from explorer import caches, filter_widgets, filters, present, readinglist, share, state, text, tour_draft, url_state
 from explorer.access import Access
 from explorer.data import Corpus
 from explorer.shell import (
@@ -42,14 +42,14 @@ def _default_corpus(entries) -> str | None:
 def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path | None = None) -> Context | None:
     """Corpus picker, page links, filters and the Share section; stops the run with a friendly
     message when needed. A page of ``FOLDER_PAGES`` gets the page links only, and None."""
-    view = state.read()
+    view = url_state.read()
     st.session_state["_ws"] = Workspace(Path(root), access, build_config)
     if page in FOLDER_PAGES:
         with st.sidebar:
             st.markdown(f"### {APP_TITLE}")
         _page_links(view, access)
         return None
-    entries = data.list_corpora(root)
+    entries = caches.list_corpora(root)
     by_name = {e.name: e for e in entries}
     if not entries:
         _no_corpora(root, access)
@@ -57,10 +57,10 @@ def sidebar(root: Path, access: Access, page: str = "map", *, build_config: Path
     if view.corpus is not None and view.corpus not in by_name:
         _bad_corpus(root, view.corpus, entries)
     if view.corpus is None:
-        state.set_params(corpus=picked)  # so that a copied link names its corpus
+        url_state.set_params(corpus=picked)  # so that a copied link names its corpus
     view = replace(view, corpus=picked)
     try:
-        corpus = data.get_corpus(root, picked)
+        corpus = caches.get_corpus(root, picked)
     except ArtifactError as exc:
         _page_links(view, access)
         st.error(f"Corpus **{text.plain(picked)}** cannot be opened: {text.plain(str(exc))}", icon=":material/error:")
@@ -115,7 +115,7 @@ def _corpus_picker(view: View, entries) -> str:
             names,
             key="corpus_pick",
             format_func=lambda n: _corpus_caption(by_name[n]),
-            **state.bind("corpus_pick", url_corpus, default=default, to_url=lambda v: {**clear, "corpus": v}),
+            **url_state.bind("corpus_pick", url_corpus, default=default, to_url=lambda v: {**clear, "corpus": v}),
         )
         return st.session_state["corpus_pick"]
 
@@ -149,7 +149,7 @@ def first_screen(ctx: Context) -> None:
 def warm(ctx: Context) -> None:
     """Prepare the search index and query encoder in the background. Called by the router after
     the page has drawn, so that the first page after a server start does not wait for them."""
-    search.warm(ctx.corpus, writable=not ctx.access.read_only)
+    caches.warm_search(ctx.corpus, writable=not ctx.access.read_only)
 
 
 def _share_section(ctx: Context) -> None:
@@ -175,7 +175,7 @@ def _clear_filters() -> None:
     for key in list(st.session_state.keys()):
         if str(key).startswith("f_"):
             del st.session_state[key]
-    state.set_params(years=None, venue=None, topics=None, text=None)
+    url_state.set_params(years=None, venue=None, topics=None, text=None)
     st.rerun()
 
 
@@ -225,7 +225,7 @@ def _no_corpora(root: Path, access: Access) -> None:
 
 def _bad_corpus(root: Path, name: str, entries) -> None:
     try:
-        data.get_corpus(root, name)
+        caches.get_corpus(root, name)
         message = f"no corpus named {name!r}"
     except ArtifactError as exc:
         message = str(exc)

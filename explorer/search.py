@@ -1,7 +1,8 @@
 """Keyword (BM25) and semantic search, similar papers, and placing a new abstract.
 
 The BM25 index is read from the build (``keyword_index/``, memory-mapped; built in memory for
-older builds) and the query encoder loaded once per process (``st.cache_resource``); the functions taking them are plain and tested directly.
+older builds) and the query encoder loaded; ``explorer.caches`` keeps one of each per process. The
+functions taking them are plain and tested directly.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import functools
 import os
 import re
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,9 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
-from explorer.state import MAX_QUERY_CHARS
 from pipeline import artifacts, bm25, place, schema
 from pipeline.bm25 import tokenize  # one tokeniser for the app and the offline export
 from pipeline.embed_model import model_key
@@ -31,32 +31,10 @@ from pipeline.settings import config_from_manifest
 
 if TYPE_CHECKING:
     from explorer.data import Corpus
+    from pipeline.config import EmbedParams
     from pipeline.encoders import Encoder
 
 MIN_PHRASE_WORDS = 2
-_CUT = "_search_query_cut"
-
-
-def query_to_url(value: str) -> dict[str, str]:
-    """The URL parameter for a typed query, cut to ``state.MAX_QUERY_CHARS``: a link carries no
-    more, so the query that runs (the box takes the URL's value on the next run) is the one a
-    copied link reopens. The cut is noted for ``query_cut_note``."""
-    query = value.strip()
-    if len(query) > MAX_QUERY_CHARS:
-        st.session_state[_CUT] = len(query)
-        query = query[:MAX_QUERY_CHARS].rstrip()
-    return {"q": query}
-
-
-def query_cut_note() -> None:
-    """Say once that the query typed was cut to the length a link can carry."""
-    typed = st.session_state.pop(_CUT, None)
-    if typed:
-        st.warning(
-            f"Your query had {typed:,} characters; searches take at most {MAX_QUERY_CHARS:,} (what a link can carry), "
-            "so its beginning is searched, as shown in the box.",
-            icon=":material/content_cut:",
-        )
 
 
 @dataclass(frozen=True)
@@ -173,7 +151,7 @@ def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None
     """BM25 ranking; papers containing the query as an exact phrase come first.
 
     Args:
-        index: from ``build_bm25`` (or ``bm25_index``).
+        index: from ``open_bm25`` (or ``explorer.caches.bm25_index``).
         mask: bool ``(papers,)`` papers allowed (the filters), or None for all.
     """
     tokens = tokenize([query])[0]
@@ -291,34 +269,28 @@ def hits_frame(corpus: Corpus, hits: Hits) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------------------
-# Cached resources
+# Shared resources (``explorer.caches`` keeps one of each per process)
 # ------------------------------------------------------------------------------------------
 
 
-@st.cache_resource(max_entries=6, show_spinner=False)  # no spinner: also called by warm()
-def _bm25_cached(key: tuple[str, str, str], _corpus: Corpus):
-    return load_bm25(_corpus) or build_bm25(_corpus)
-
-
-def bm25_index(corpus: Corpus):
-    """The corpus's BM25 index, shared by every session: the build's ``keyword_index/``
-    memory-mapped, or for an older build one built in memory once per build (topic edits do not
-    change it)."""
-    return _bm25_cached(corpus.text_key, corpus)
+def open_bm25(corpus: Corpus):
+    """The corpus's BM25 index: the build's ``keyword_index/`` memory-mapped, or for an older build
+    one built in memory (topic edits do not change it)."""
+    return load_bm25(corpus) or build_bm25(corpus)
 
 
 _WARMING: set[tuple[str, str, str]] = set()
 _WARM_LOCK = threading.Lock()
 
 
-def warm(corpus: Corpus, *, writable: bool = True) -> None:
+def warm(corpus: Corpus, index: Callable[[Corpus], object], encoder: Callable[[Corpus], Encoder]) -> None:
     """Open the keyword index (or, for a build without ``keyword_index/``, build it) and load the
     query encoder in the background, once per build, so that the first search does not wait for
     them.
 
     Args:
-        writable: the encoder may write its ONNX export to the artifacts cache (not on a
-            read-only server; see ``encoder_for``).
+        index, encoder: how to get them (the app passes ``explorer.caches``' shared copies, so
+            that the searches find them loaded).
     """
     with _WARM_LOCK:
         if corpus.text_key in _WARMING:
@@ -327,8 +299,8 @@ def warm(corpus: Corpus, *, writable: bool = True) -> None:
 
     def work() -> None:
         try:
-            bm25_index(corpus)
-            encode_query(encoder_for(corpus, writable=writable), "warm up")
+            index(corpus)
+            encode_query(encoder(corpus), "warm up")
         except Exception:  # a search will report the problem to the reader
             with _WARM_LOCK:
                 _WARMING.discard(corpus.text_key)
@@ -336,9 +308,9 @@ def warm(corpus: Corpus, *, writable: bool = True) -> None:
     threading.Thread(target=work, name=f"warm-{corpus.name}", daemon=True).start()
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
-def _encoder_cached(params_key: str, root: str, _params) -> Encoder:
-    return load_encoder(_params, artifacts.cache_dir(Path(root)))
+def load_query_encoder(params: EmbedParams, root: Path) -> Encoder:
+    """The encoder of embedding settings ``params``, with its model exports in ``root``'s cache."""
+    return load_encoder(params, artifacts.cache_dir(Path(root)))
 
 
 def read_only_params(params, root: Path):
@@ -351,8 +323,8 @@ def read_only_params(params, root: Path):
     return params if path is not None and path.is_file() else dataclasses.replace(params, backend="torch")
 
 
-def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
-    """The query encoder of the model the corpus's vectors came from, loaded once per process.
+def encoder_for(corpus: Corpus, load: Callable[[EmbedParams, Path], Encoder], *, writable: bool = True) -> Encoder:
+    """The query encoder of the model the corpus's vectors came from.
 
     The manifest's ``embedding.model_key`` says which vectors the corpus holds. An encoder a test
     registered for that key (``pipeline.encoders.register_encoder``; product code never registers one)
@@ -360,6 +332,8 @@ def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
     model folder still has the content the corpus was embedded with (``pipeline.embed_model.model_key``).
 
     Args:
+        load: loads an encoder from (settings, artifacts root): :func:`load_query_encoder`, or the
+            app's copy loaded once per process (``explorer.caches.encoder_for``).
         writable: False on a read-only server: never write a model export (see ``read_only_params``).
 
     Raises:
@@ -380,4 +354,4 @@ def encoder_for(corpus: Corpus, *, writable: bool = True) -> Encoder:
         )
     if not writable:
         params = read_only_params(params, corpus.root)
-    return _encoder_cached(repr(params), str(corpus.root), params)
+    return load(params, corpus.root)

@@ -12,8 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
-from explorer import compare as cview
-from explorer import curate, data, downloads, readinglist, shell, state, text
+from explorer import caches, curate, downloads, readinglist, shell, text, url_state
 from explorer.access import ReadOnlyError
 from explorer.shell import Context
 from pipeline.artifacts import ArtifactError
@@ -37,7 +36,7 @@ def _current_notes(ids: tuple[str, ...]) -> dict[str, str]:
 
 def _set_list(ids: tuple[str, ...], notes: dict[str, str]) -> None:
     """The list and its notes in the URL (a removed paper's note goes with it)."""
-    state.set_params(
+    url_state.set_params(
         **{readinglist.PARAM: readinglist.encode(ids), readinglist.NOTES: readinglist.encode_notes(notes, ids)}
     )
 
@@ -53,7 +52,7 @@ def _add(sids: list[str]) -> None:
 
 
 def _clear() -> None:
-    state.set_params(**{readinglist.PARAM: None, readinglist.NOTES: None})
+    url_state.set_params(**{readinglist.PARAM: None, readinglist.NOTES: None})
 
 
 def _renote(sid: str, key: str) -> None:
@@ -242,8 +241,8 @@ def _comparison(ctx: Context):
     if not name or name == ctx.corpus.name:
         return None, None, None
     try:
-        reference = data.get_corpus(ctx.root, name)
-        return reference, cview.get_comparison(ctx.corpus, reference), None
+        reference = caches.get_corpus(ctx.root, name)
+        return reference, caches.get_comparison(ctx.corpus, reference), None
     except (ArtifactError, CompareError) as exc:
         return None, None, str(exc)
 

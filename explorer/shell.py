@@ -15,7 +15,7 @@ from urllib.parse import urlencode, urlsplit
 import numpy as np
 import streamlit as st
 
-from explorer import figures, state, text
+from explorer import figures, state, text, url_state
 from explorer.access import Access
 from explorer.data import Corpus
 from explorer.state import View
@@ -113,7 +113,7 @@ def follow_page_param() -> None:
     name = st.query_params.get("page")
     if name is None:
         return
-    params = {k: v for k, v in state.current_params().items() if k != "page"}
+    params = {k: v for k, v in url_state.current_params().items() if k != "page"}
     if name in PAGE:
         st.switch_page(PAGE[name].path, query_params=params)
     st.query_params.from_dict(params)  # unknown page name: drop it and stay

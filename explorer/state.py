@@ -26,12 +26,12 @@ the query is also understood by the router. ``corpus``, the filters and the read
 with every link between pages (``shared``); the rest describes one page.
 
 The parsing and encoding functions are pure (they take and return plain dicts) so they are tested
-without Streamlit; ``read``, ``set_params`` and ``bind`` touch ``st.query_params``.
+without Streamlit; ``explorer.url_state`` reads and writes ``st.query_params`` with them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -239,88 +239,3 @@ def shared(view: View, **extra: Any) -> dict[str, str | list[str]]:
             continue
         out[key] = [str(v) for v in value] if isinstance(value, list | tuple) else str(value)
     return out
-
-
-# ------------------------------------------------------------------------------------------
-# Streamlit side
-# ------------------------------------------------------------------------------------------
-
-
-def current_params() -> dict[str, list[str]]:
-    """The URL's query parameters, each as its list of values."""
-    import streamlit as st
-
-    return {key: st.query_params.get_all(key) for key in st.query_params}
-
-
-def read() -> View:
-    return parse(current_params())
-
-
-def sync_url(page: str) -> None:
-    """Echo the query parameters back to the browser after a link to the page already shown.
-
-    Streamlit updates the address bar when a link leads to another page, not when it leads to
-    the same page with other parameters (e.g. from one paper to a similar one): without this the
-    address bar would keep the previous paper and a copied link would reopen the wrong view.
-    Only that case is echoed: echoing during a page change would race Streamlit's own update.
-    """
-    import streamlit as st
-
-    params = current_params()
-    last = st.session_state.get("_last_view")
-    st.session_state["_last_view"] = (page, params)
-    if last is not None and last[0] == page and last[1] != params:
-        st.query_params.from_dict(params)
-
-
-def set_params(**changes: Any) -> None:
-    """Change some query parameters (None or empty removes one) in one URL update."""
-    import streamlit as st
-
-    params = current_params()
-    for key, value in changes.items():
-        if value is None or value == "" or value == [] or value == ():
-            params.pop(key, None)
-        else:
-            params[key] = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
-    st.query_params.from_dict(params)
-
-
-def _norm(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
-def bind(key: str, url_value: Any, *, default: Any, to_url: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
-    """Keep a widget (``key``) and its URL parameters in step; the URL wins when it changed.
-
-    Call just before creating the widget and pass it ``key=key, **bind(...)`` (no default value:
-    the value lives in ``st.session_state[key]``). The widget's value is set from the URL
-    whenever the URL's value differs from the one last seen (a pasted link, a page link, the back
-    button), ``default`` when the URL has none; a change of the widget writes the URL through
-    ``to_url`` (widget value -> query parameters, None removes one).
-
-    Returns:
-        ``on_change`` and ``kwargs`` for the widget.
-    """
-    import streamlit as st
-
-    url_value = _norm(url_value)
-    seen = st.session_state.setdefault("_url_seen", {})
-    if key not in st.session_state or seen.get(key, _MISSING) != url_value:
-        st.session_state[key] = (
-            default if url_value is None else (list(url_value) if isinstance(default, list) else url_value)
-        )
-        seen[key] = url_value
-    return {"on_change": _commit, "kwargs": {"key": key, "default": default, "to_url": to_url}}
-
-
-_MISSING = object()
-
-
-def _commit(key: str, default: Any, to_url: Callable[[Any], dict[str, Any]]) -> None:
-    import streamlit as st
-
-    value = st.session_state[key]
-    set_params(**to_url(value))
-    st.session_state.setdefault("_url_seen", {})[key] = None if _norm(value) == _norm(default) else _norm(value)

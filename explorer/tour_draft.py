@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import data, state, text, tours
+from explorer import caches, text, tours, url_state
 from explorer.access import ReadOnlyError
 from explorer.data import Corpus
 from explorer.shell import Context
@@ -82,7 +82,7 @@ def draft_store() -> None:
 
 def _add_step(page: str) -> None:
     note = st.session_state.get("tour_add_note", "")
-    params = {k: v for k, v in state.current_params().items() if k != SECTION}
+    params = {k: v for k, v in url_state.current_params().items() if k != SECTION}
     section = st.session_state.get("tour_add_at")
     if section in SECTIONS.get(page, {}):
         params[SECTION] = [section]
@@ -149,7 +149,7 @@ def step_corpus(ctx: Context, step: Step) -> Corpus | None:
     if not name or name == ctx.corpus.name:
         return ctx.corpus
     try:
-        return data.get_corpus(ctx.root, name)
+        return caches.get_corpus(ctx.root, name)
     except ArtifactError:
         return None
 

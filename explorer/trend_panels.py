@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import analysis, figures, filters, shell, state, text, trend_figures
+from explorer import analysis, figures, filters, shell, state, text, trend_figures, url_state
 from explorer.data import Corpus
 from explorer.panels import chart
 from pipeline import background as bg
@@ -152,7 +152,7 @@ def period_slider(
     """A year-range slider bound to URL parameter ``param`` (``url``: its value, already fitted to ``span``)."""
     st.slider(
         label, min_value=span[0], max_value=span[1], step=1, key=f"trend_{param}",
-        **state.bind(f"trend_{param}", url, default=default, to_url=lambda v: {param: None if tuple(v) == default else state.format_range(tuple(v))}),
+        **url_state.bind(f"trend_{param}", url, default=default, to_url=lambda v: {param: None if tuple(v) == default else state.format_range(tuple(v))}),
     )  # fmt: skip
     return tuple(st.session_state[f"trend_{param}"])
 
@@ -161,7 +161,7 @@ def support_input(default: int) -> int:
     """The minimum-support box (URL ``support``)."""
     st.number_input(
         "Minimum papers", min_value=1, step=1, key="trend_support", help="in both periods together: a keyword seen twice is not a trend",
-        **state.bind("trend_support", state.parse_int(st.query_params.get("support")), default=default, to_url=lambda v: {"support": None if v == default else v}),
+        **url_state.bind("trend_support", state.parse_int(st.query_params.get("support")), default=default, to_url=lambda v: {"support": None if v == default else v}),
     )  # fmt: skip
     return int(st.session_state["trend_support"])
 
@@ -236,7 +236,7 @@ def keyword_picker(corpus: Corpus, suggested: list[str]) -> list[str]:
     st.multiselect(
         "Keywords (type to search the corpus vocabulary, or enter any word or phrase)",
         options, key="trend_kw", accept_new_options=True, max_selections=state.MAX_KEYWORDS, select_all=False,
-        **state.bind("trend_kw", url_terms, default=suggested, to_url=lambda v: {"kw": None if list(v) == suggested else (list(v) or [""])}),
+        **url_state.bind("trend_kw", url_terms, default=suggested, to_url=lambda v: {"kw": None if list(v) == suggested else (list(v) or [""])}),
     )  # fmt: skip
     for problem in problems:
         st.caption(text.plain(problem.capitalize() + "."))

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
+from explorer import caches, figures, panels, shell, state, text
 from explorer import compare as cview
 from explorer import compare_panels as cp
-from explorer import figures, panels, shell, state, text
 from pipeline.lineage import ancestry, default_periods
 
 ctx = shell.context()
@@ -21,7 +21,7 @@ if len(years) < 2:
 
 papers_years = corpus.papers["year"].astype("Float64").to_numpy(dtype=float, na_value=float("nan"))
 periods = cp.periods_picker(years, default_periods(papers_years))
-lin = cview.get_lineage(corpus, periods)
+lin = caches.get_lineage(corpus, periods)
 labels = panels.topic_labels(corpus)
 cp.lineage_changes(ctx, lin, labels)
 st.subheader("Where the topics come from", anchor="flow")

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import analysis, mapcomponent, panels, present, search, share, shell, state, text
+from explorer import analysis, caches, mapcomponent, panels, present, search, share, shell, state, text, url_state
 from explorer.mapview import Marks
 from pipeline.formats.palette import HIT, LIST
 
@@ -22,7 +22,7 @@ pick.selectbox(
     [ALL, *by_size["topic"].tolist()],
     key="map_topic",
     format_func=lambda t: "All topics" if t == ALL else f"{t} · {corpus.topic_label(t)} ({sizes[t]:,} papers)",
-    **state.bind("map_topic", topic, default=ALL, to_url=lambda v: {"topic": None if v == ALL else v}),
+    **url_state.bind("map_topic", topic, default=ALL, to_url=lambda v: {"topic": None if v == ALL else v}),
 )
 topic = None if st.session_state["map_topic"] == ALL else st.session_state["map_topic"]
 find.text_input(
@@ -30,11 +30,11 @@ find.text_input(
     key="map_q",
     placeholder="words from titles or abstracts",
     max_chars=state.MAX_QUERY_CHARS,
-    **state.bind("map_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
+    **url_state.bind("map_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
 )
 query = st.session_state["map_q"].strip()
 hits = (
-    search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=mapcomponent.MAP_HITS)
+    search.keyword_search(corpus, caches.bm25_index(corpus), query, mask=ctx.mask, k=mapcomponent.MAP_HITS)
     if query
     else None
 )

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures, mapcomponent, panels, search, shell, state, text
+from explorer import caches, figures, mapcomponent, panels, search, shell, state, text, url_state
 from pipeline.errors import PipelineError
 
 ctx = shell.context()
@@ -17,7 +17,7 @@ with find:
         "Search",
         key="search_q",
         placeholder="words or a phrase from an abstract, or a description of what you look for",
-        **state.bind("search_q", ctx.view.q or None, default="", to_url=search.query_to_url),
+        **url_state.bind("search_q", ctx.view.q or None, default="", to_url=url_state.query_to_url),
     )
     right.segmented_control(
         "Mode",
@@ -25,12 +25,12 @@ with find:
         key="search_mode",
         required=True,
         format_func={"keyword": "Keyword (BM25)", "semantic": "Semantic"}.get,
-        **state.bind(
+        **url_state.bind(
             "search_mode", ctx.view.mode, default="keyword", to_url=lambda v: {"mode": None if v == "keyword" else v}
         ),
     )
     query = st.session_state["search_q"].strip()
-    search.query_cut_note()
+    url_state.query_cut_note()
     mode = st.session_state["search_mode"] or "keyword"
     if not query:
         st.caption(
@@ -41,10 +41,10 @@ with find:
     elif not shell.nothing_left(ctx):
         with st.spinner("Searching…"):
             if mode == "keyword":
-                hits = search.keyword_search(corpus, search.bm25_index(corpus), query, mask=ctx.mask, k=25)
+                hits = search.keyword_search(corpus, caches.bm25_index(corpus), query, mask=ctx.mask, k=25)
             else:
                 try:
-                    encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+                    encoder = caches.encoder_for(corpus, writable=not ctx.access.read_only)
                 except PipelineError as exc:
                     st.error(text.plain(str(exc)), icon=":material/error:")
                     st.stop()
@@ -81,7 +81,7 @@ with place:
     elif len(abstract.split()) >= 5:
         with st.spinner("Placing it…"):
             try:
-                encoder = search.encoder_for(corpus, writable=not ctx.access.read_only)
+                encoder = caches.encoder_for(corpus, writable=not ctx.access.read_only)
             except PipelineError as exc:
                 st.error(text.plain(str(exc)), icon=":material/error:")
                 st.stop()

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import analysis, figures, panels, shell, state, text, trend_figures
+from explorer import analysis, figures, panels, shell, text, trend_figures, url_state
 
 ctx = shell.context()
 corpus = ctx.corpus
@@ -26,7 +26,7 @@ if not (ctx.presenting and topic is not None):  # a tour step about one topic op
     st.selectbox(
         "Topic", table["topic"].tolist(), index=None, key="topics_topic", placeholder="Choose a topic…",
         format_func=lambda t: f"{t} · {labels[t]}",
-        **state.bind("topics_topic", topic, default=None, to_url=lambda v: {"topic": v}),
+        **url_state.bind("topics_topic", topic, default=None, to_url=lambda v: {"topic": v}),
     )  # fmt: skip
     topic = st.session_state["topics_topic"]
 

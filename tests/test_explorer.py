@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, figures, mapview, overview_figures, search, state, text
+from explorer import analysis, caches, data, figures, mapview, overview_figures, search, state, text
 from explorer.filters import Filters, apply, clean, describe
 from pipeline import artifacts, schema
 from pipeline.artifacts import ArtifactError
@@ -142,13 +142,13 @@ def test_cached_corpus_is_shared_and_follows_rebuilds(small_artifacts, tmp_path)
     first = builds / "b1"
     shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), first)
     os.symlink(os.path.relpath(first, tmp_path), tmp_path / "c")
-    a = data.get_corpus(tmp_path, "c")
-    assert data.get_corpus(tmp_path, "c") is a  # one copy for every session
+    a = caches.get_corpus(tmp_path, "c")
+    assert caches.get_corpus(tmp_path, "c") is a  # one copy for every session
     second = builds / "b2"
     shutil.copytree(first, second)
     (tmp_path / "c").unlink()
     os.symlink(os.path.relpath(second, tmp_path), tmp_path / "c")
-    b = data.get_corpus(tmp_path, "c")
+    b = caches.get_corpus(tmp_path, "c")
     assert b is not a and b.build_id == "b2"
 
 
@@ -377,7 +377,7 @@ def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fi
     assert search.load_bm25(old) is None
     note = search.index_note(old)
     assert "no keyword index" in note and "python -m pipeline build FILES --name old --force" in note
-    fallback = search.bm25_index(old)  # what the app uses: built in memory, as before the artifact
+    fallback = caches.bm25_index(old)  # what the app uses: built in memory, as before the artifact
     assert not isinstance(fallback.scores["data"], np.memmap)
     for query in KEYWORD_QUERIES[:4]:
         np.testing.assert_array_equal(
@@ -409,7 +409,7 @@ def test_bm25_respects_the_filters_and_odd_queries(corpus, index):
 
 
 def test_semantic_search_similar_papers_and_placement(corpus):
-    encoder = search.encoder_for(corpus)  # the vectors' own encoder: the injected hashing test encoder here
+    encoder = caches.encoder_for(corpus)  # the vectors' own encoder: the injected hashing test encoder here
     row = corpus.paper_pos("latex-1")
     vector = search.encode_query(encoder, corpus.papers["model_text"].iat[row])
     hits = search.semantic_search(corpus, vector, k=5)
@@ -433,7 +433,7 @@ def test_query_encoder_is_the_one_the_corpus_was_embedded_with(corpus):
 
     assert search.embed_params(corpus) == EmbedParams()  # the settings say the default model ...
     assert corpus.manifest.embedding.model_key == TEST_ENCODER.key  # ... the vectors say otherwise
-    assert search.encoder_for(corpus) is TEST_ENCODER  # so queries use the injected test encoder
+    assert caches.encoder_for(corpus) is TEST_ENCODER  # so queries use the injected test encoder
 
 
 # ------------------------------------------------------------------------------------------

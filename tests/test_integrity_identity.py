@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import data, downloads, mapcomponent, panels, search
+from explorer import caches, data, downloads, mapcomponent, panels
 from pipeline import artifacts, schema
 from pipeline.build import build
 from pipeline.config import BuildConfig, EmbedParams
@@ -95,7 +95,7 @@ def test_the_app_refuses_queries_with_a_model_that_changed_since_the_build(small
     )
     changed = dataclasses.replace(corpus, manifest=manifest)
     with pytest.raises(PipelineError, match="that model now has other content"):
-        search.encoder_for(changed)
+        caches.encoder_for(changed)
 
 
 # ------------------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ def _replace_by_hand(root: Path, build_folder: Path) -> None:
 
 def _derived(corpus: data.Corpus) -> dict:
     """Everything the app derives from a build and caches, through the app's own cached functions."""
-    index = search.bm25_index(corpus)
+    index = caches.bm25_index(corpus)
     header, _ = unpack(mapcomponent.points(corpus).data)  # the map's cached points
     tree, distance, heat = panels._overview_figures(corpus.key, None, corpus)
     return {
@@ -141,11 +141,11 @@ def test_a_hand_replaced_corpus_folder_never_serves_the_old_builds_derived_data(
     root = tmp_path / "art"
     root.mkdir()
     _replace_by_hand(root, build_a)
-    corpus_a = data.get_corpus(root, "c")
+    corpus_a = caches.get_corpus(root, "c")
     seen_a = _derived(corpus_a)
     assert corpus_a.n_papers == 60 and seen_a["bm25_docs"] == 60 and seen_a["map_points"] == 60
     _replace_by_hand(root, build_b)
-    corpus_b = data.get_corpus(root, "c")
+    corpus_b = caches.get_corpus(root, "c")
     assert corpus_b.build_id == corpus_a.build_id == "c"  # the folder name alone cannot tell them apart
     assert corpus_b.key != corpus_a.key and corpus_b.text_key != corpus_a.text_key
     assert corpus_b.n_papers == 45
@@ -158,7 +158,7 @@ def test_a_hand_replaced_corpus_folder_never_serves_the_old_builds_derived_data(
     }
     # and back again: the first build's entries are found again, not rebuilt wrongly
     _replace_by_hand(root, build_a)
-    assert _derived(data.get_corpus(root, "c")) == seen_a
+    assert _derived(caches.get_corpus(root, "c")) == seen_a
 
 
 def test_build_key_changes_when_a_copy_keeps_the_modification_time(two_builds, tmp_path):

@@ -10,7 +10,7 @@ import shutil
 import numpy as np
 import pytest
 
-from explorer import data, search
+from explorer import caches, data, search
 from pipeline import artifacts
 from pipeline.encoders import OnnxEncoder, TorchEncoder
 from tests.test_pages import link_params, main_links, run
@@ -55,7 +55,7 @@ def test_the_paraphrases_share_no_keywords_with_their_papers(corpus, needle):
 
 @pytest.mark.parametrize("needle", sorted(PARAPHRASES))
 def test_app_path_a_paraphrase_finds_its_paper(corpus, needle):
-    encoder = search.encoder_for(corpus)
+    encoder = caches.encoder_for(corpus)
     assert isinstance(encoder, OnnxEncoder)  # the corpus's own int8 model, not a test encoder
     assert _rank(corpus, encoder, PARAPHRASES[needle], _row(corpus, needle)) == 0
 
@@ -80,7 +80,7 @@ def served_root(real_artifacts, tmp_path):
 def test_server_path_reads_the_builds_export_and_writes_nothing(served_root, monkeypatch):
     corpus = data.load_corpus(served_root, "neurips2026")
     before = files_under(served_root)
-    encoder = search.encoder_for(corpus, writable=False)
+    encoder = caches.encoder_for(corpus, writable=False)
     assert isinstance(encoder, OnnxEncoder)
     _every_paraphrase_ranks_its_paper_first(corpus, encoder)
     at = run(
@@ -97,7 +97,7 @@ def test_server_path_without_an_export_uses_the_torch_model_and_writes_nothing(s
     shutil.rmtree(artifacts.cache_dir(served_root) / "models")
     corpus = data.load_corpus(served_root, "neurips2026")
     before = files_under(served_root)
-    encoder = search.encoder_for(corpus, writable=False)
+    encoder = caches.encoder_for(corpus, writable=False)
     assert isinstance(encoder, TorchEncoder)
     _every_paraphrase_ranks_its_paper_first(corpus, encoder)
     assert files_under(served_root) == before

@@ -205,7 +205,7 @@ def test_a_manifest_with_bad_settings_is_refused_where_it_is_read(
 
 
 def test_the_app_never_reaches_the_hashing_encoder_through_a_manifest(small_artifacts, tmp_path):
-    from explorer import data, search
+    from explorer import caches, data
 
     root = tmp_path / "art"
     shutil.copytree(small_artifacts, root, symlinks=True)
@@ -213,7 +213,7 @@ def test_the_app_never_reaches_the_hashing_encoder_through_a_manifest(small_arti
     _edit_manifest(root, "small", lambda m: m["embedding"].update(model_key="not-registered"))
     corpus = data.load_corpus(root, "small")
     with pytest.raises(PipelineError, match="embed.backend = 'hashing' is not allowed"):
-        search.encoder_for(corpus)
+        caches.encoder_for(corpus)
 
 
 def test_the_readme_lists_every_setting_with_what_it_accepts():

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import access
+from explorer import access, caches
 from pipeline import artifacts, schema
 from pipeline.formats.blobs import MAGIC, unpack
 from pipeline.formats.ids import short_id
@@ -456,8 +456,6 @@ def test_the_first_screen_says_it_is_a_sample_until_a_second_corpus_exists(sampl
     at = run(small_artifacts, monkeypatch)
     assert "-abstract sample" not in unescape(texts(at.main.markdown))
     shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), sample_root / "small")
-    from explorer import data
-
-    data._list_cached.clear()  # the app re-reads the list every few seconds; the test does not wait
+    caches.reread_corpus_list()  # the app re-reads the list every few seconds; the test does not wait
     at = run(sample_root, monkeypatch)
     assert "-abstract sample" not in unescape(texts(at.main.markdown))

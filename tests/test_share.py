@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import access, curate, data, downloads, mapview, overview_figures, readinglist, tours
+from explorer import access, caches, curate, data, downloads, mapview, overview_figures, readinglist, tours
 from explorer.access import Access, ReadOnlyError
 from pipeline import artifacts, cli
 from pipeline.build import build
@@ -264,7 +264,7 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     at.button(key="cur_merge_go").click().run()
     assert [e["op"] for e in Curation.load(path).edits] == ["rename", "merge"]
     assert "2 edits in force" in " ".join(e.label for e in at.expander)
-    kept = next(t for t in (t1, t2) if t in data.get_corpus(own_root, "small").topic_ids)
+    kept = next(t for t in (t1, t2) if t in caches.get_corpus(own_root, "small").topic_ids)
 
     doc = base.papers.loc[base.papers["topic"] == t0, "doc_id"].iloc[-1]
     at = open_app(own_root, monkeypatch, "pages/curate.py", corpus="small", paper=doc)
@@ -282,20 +282,20 @@ def test_curation_through_the_ui_is_stored_applied_undoable_and_survives_a_rebui
     assert "Reviewer's <b>label</b>" in labels  # as text: the map draws labels on a canvas, never as HTML
     at = open_app(own_root, monkeypatch, "pages/paper.py", corpus="small", paper=doc)
     assert "moved here by hand" in texts(at.caption)
-    curated = data.get_corpus(own_root, "small")
+    curated = caches.get_corpus(own_root, "small")
     assert '"Reviewer\'s \\u003cb\\u003elabel\\u003c/b\\u003e"' in downloads.offline_html(curated)
 
     # undo, one edit at a time
     at = open_app(own_root, monkeypatch, "pages/curate.py", corpus="small")
     at.button(key="cur_undo").click().run()
     assert [e["op"] for e in Curation.load(path).edits] == ["rename", "merge"]
-    assert data.get_corpus(own_root, "small").papers.set_index("doc_id").loc[doc, "topic"] == t0
+    assert caches.get_corpus(own_root, "small").papers.set_index("doc_id").loc[doc, "topic"] == t0
 
     # a rebuild with another seed: the rename and the merge find their topics again by content
     config = fast_config()
     config = dataclasses.replace(config, umap=dataclasses.replace(config.umap, seed=7))
     assert build([SMALL_CORPUS], "small", own_root, config, encoder=TEST_ENCODER).mode == "full"
-    rebuilt = data.get_corpus(own_root, "small")
+    rebuilt = caches.get_corpus(own_root, "small")
     assert rebuilt.build_id != base.build_id
     assert label in rebuilt.tables.topics["label"].tolist() and not rebuilt.skipped_edits
     assert len(rebuilt.tables.topics) == len(data.load_corpus(own_root, "small").tables.topics) - 1
