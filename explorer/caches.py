@@ -22,7 +22,7 @@ from pipeline import artifacts
 from pipeline.artifacts import CorpusEntry
 from pipeline.comparison import Comparison
 from pipeline.config import EmbedParams
-from pipeline.embed import Encoder
+from pipeline.encoders import Encoder
 from pipeline.lineage import Lineage
 
 # ------------------------------------------------------------------------------------------
