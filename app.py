@@ -3,7 +3,7 @@
 A router only: page config, the page list, the corpus picker and the shared filters. The pages
 (``pages/``) draw; ``explorer/`` reads the artifacts the pipeline built. Nothing is fitted here.
 (A deep link opened first after a server start runs its page file directly, in Streamlit's old
-``pages/`` mode; ``explorer.shell.context`` hands such a run back to this router.)
+``pages/`` mode; ``explorer.ui.shell.context`` hands such a run back to this router.)
 
     streamlit run app.py                          # corpora in ./artifacts
     streamlit run app.py -- --artifacts DIR       # corpora elsewhere
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import access, present, router, shell, url_state
+from explorer.state import access
+from explorer.ui import present, router, shell, url_state
 
 shell.leave_old_pages_mode()
 st.set_page_config(page_title=shell.APP_TITLE, page_icon="🧭", layout="wide")

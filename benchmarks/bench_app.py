@@ -279,7 +279,8 @@ async def session(browser, base: str, corpus: str, n: int, query: str) -> dict:
 
 def map_payload(artifacts: Path, corpus: str) -> dict:
     """The map's own bytes for this corpus, as the app builds them (the points container and the JSON state)."""
-    from explorer import data, mapview
+    from explorer.services import mapview
+    from explorer.state import data
     from pipeline.formats.blobs import unpack
 
     c = data.load_corpus(artifacts, corpus)
@@ -298,7 +299,9 @@ def map_payload(artifacts: Path, corpus: str) -> dict:
 
 def server_side_search(artifacts: Path, corpus: str) -> dict:
     """Semantic search latency inside the server's code path, without the browser."""
-    from explorer import caches, data, search
+    from explorer.services import search
+    from explorer.state import data
+    from explorer.ui import caches
 
     c = data.load_corpus(artifacts, corpus)
     encoder = caches.encoder_for(c)
@@ -314,7 +317,7 @@ def server_side_search(artifacts: Path, corpus: str) -> dict:
 async def bench_app(args, corpus: str) -> dict:
     from playwright.async_api import async_playwright
 
-    from pipeline import artifacts as art
+    from pipeline.core import artifacts as art
 
     manifest = art.read_manifest(art.corpus_path(args.artifacts, corpus))
     n = manifest.counts.papers
@@ -531,8 +534,8 @@ async def open_export(path: Path, n: int, word: str, doc_id: str) -> dict:
 
 
 async def bench_export(args, corpus: str) -> list[dict]:
-    from pipeline import artifacts as art
-    from pipeline.export import export_data, render_page
+    from pipeline.core import artifacts as art
+    from pipeline.export.export import export_data, render_page
 
     folder = art.corpus_path(args.artifacts, corpus)
     manifest = art.read_manifest(folder)

@@ -34,8 +34,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.clean import clean_text  # noqa: E402
-from pipeline.ingest import ingest  # noqa: E402
+from pipeline.ingest.clean import clean_text  # noqa: E402
+from pipeline.ingest.ingest import ingest  # noqa: E402
 
 REAL = ROOT / "tests" / "fixtures" / "inputs" / "real_markup.jsonl"
 RESULTS = ROOT / "benchmarks" / "results"

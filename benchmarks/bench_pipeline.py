@@ -99,9 +99,9 @@ EMBED_QUALITY = textwrap.dedent(
     from pathlib import Path
     from sklearn.cluster import KMeans
     from sklearn.metrics import normalized_mutual_info_score
-    from pipeline.config import EmbedParams
-    from pipeline.encoders import load_encoder
-    from pipeline.ingest import ingest
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.encoders import load_encoder
+    from pipeline.ingest.ingest import ingest
     papers = ingest([{ijcai!r}]).papers
     papers = papers[papers["label"].notna()].sample(1000, random_state=0)
     texts, labels = papers["model_text"].tolist(), papers["label"].to_numpy()
@@ -136,10 +136,10 @@ def run_embed_quality() -> dict:
 
 def forget(root: Path, path: Path) -> int:
     """Drop the embeddings of ``path``'s papers from ``root``'s store, so adding them embeds them."""
-    from pipeline.config import EmbedParams
-    from pipeline.embed_model import model_key
-    from pipeline.embed_store import EmbeddingStore, text_hash
-    from pipeline.ingest import ingest
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.embed_model import model_key
+    from pipeline.embed.embed_store import EmbeddingStore, text_hash
+    from pipeline.ingest.ingest import ingest
 
     texts = ingest([path]).papers["model_text"].tolist()
     store = EmbeddingStore(root / ".cache" / "embeddings", model_key(EmbedParams()))

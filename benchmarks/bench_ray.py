@@ -43,19 +43,19 @@ RUN = textwrap.dedent(
     import numpy as np
     sys.path.insert(0, {root!r})
     from pathlib import Path
-    from pipeline.config import EmbedParams
+    from pipeline.core.config import EmbedParams
     texts = json.loads(Path({texts!r}).read_text())
     cache = Path({cache!r})
     marks = []
     progress = lambda done, total: marks.append((time.perf_counter(), done))
     t0 = time.perf_counter()
     if {engine!r} == "ray":
-        from pipeline.engines.ray_engine import RayEngine, RayParams
+        from pipeline.embed.ray_engine import RayEngine, RayParams
         engine = RayEngine(RayParams(local_cpus={cpus}, workers={cpus}))
         result = engine(texts, EmbedParams(), cache, progress=progress)
         info = engine.last_run
     else:
-        from pipeline.embed import embed_texts
+        from pipeline.embed.embed import embed_texts
         result = embed_texts(texts, EmbedParams(threads={cpus}), cache, progress=progress)
         info = {{}}
     wall = time.perf_counter() - t0
@@ -69,7 +69,7 @@ RUN = textwrap.dedent(
 
 
 def sample_texts(n: int) -> list[str]:
-    from pipeline.ingest import ingest
+    from pipeline.ingest.ingest import ingest
 
     papers = ingest([DATA / "neurips-1987-2023.jsonl.gz"]).papers
     rng = random.Random(0)
@@ -96,9 +96,9 @@ def run_engine(engine: str, texts_path: Path, models: Path, cpus: int, tag: str)
 def main() -> None:
     import numpy as np
 
-    from pipeline.config import EmbedParams
-    from pipeline.embed_model import resolve_model_path
-    from pipeline.encoders import export_onnx, onnx_model_path
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.embed_model import resolve_model_path
+    from pipeline.embed.encoders import export_onnx, onnx_model_path
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=3000, help="abstracts embedded by each engine (default 3000)")

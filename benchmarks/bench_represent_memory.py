@@ -1,4 +1,4 @@
-"""Peak memory and time of the representation stage (``pipeline.represent.fit_topics``), before and
+"""Peak memory and time of the representation stage (``pipeline.model.represent.fit_topics``), before and
 after a change, on the same inputs in the same run. Figures go into BENCHMARKS.md ("Represent
 memory").
 
@@ -14,7 +14,7 @@ Not part of the test run. The inputs are made once and shared by every run:
   model embeds 60 abstracts a second here: 30 minutes for 100k); words and representative papers
   are embedded with the deterministic hashing test encoder. Right for a memory measure, not for
   topic quality;
-* term counts: ``pipeline.vocab.doc_terms`` of the texts, as the build's vocabulary stage.
+* term counts: ``pipeline.model.vocab.doc_terms`` of the texts, as the build's vocabulary stage.
 
 Each run is a fresh process importing the code under test (``--baseline``: ``pipeline/`` and
 ``assets/`` extracted with ``git archive``; "after": this checkout), loading the inputs, resetting
@@ -58,10 +58,10 @@ import json, sys, time
 from pathlib import Path
 import numpy as np
 from scipy import sparse
-from pipeline.config import RepresentParams
-from pipeline.encoders import HashingEncoder
-from pipeline.represent import fit_topics
-from pipeline.vocab import DocTerms
+from pipeline.core.config import RepresentParams
+from pipeline.embed.encoders import HashingEncoder
+from pipeline.model.represent import fit_topics
+from pipeline.model.vocab import DocTerms
 
 def status(key):
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -79,8 +79,8 @@ reduced = embeddings[:, :5].copy()
 encoder = HashingEncoder()
 phases = {}
 if len(sys.argv) > 2:  # --phases: each step's own peak (VmHWM reset at its start) and duration
-    import pipeline.represent as rep
-    from pipeline.bertopic_adapter import RankedBERTopic
+    import pipeline.model.represent as rep
+    from pipeline.model.bertopic_adapter import RankedBERTopic
 
     def timed(name, func):
         def wrapper(*args, **kwargs):
@@ -108,7 +108,7 @@ print(json.dumps({"rss_before_mb": rss, "peak_mb": peak, "added_mb": peak - rss,
 
 def real_texts() -> list[str]:
     """The shared real abstracts' modelling texts, as a build cleans them."""
-    from pipeline.ingest import ingest
+    from pipeline.ingest.ingest import ingest
 
     return ingest([DATA / name for name in SOURCES]).papers["model_text"].tolist()
 
@@ -149,7 +149,7 @@ def make_inputs(folder: Path, n: int, seed: int) -> dict:
     """Write the shared inputs of every run into ``folder``; what they are."""
     from scipy import sparse
 
-    from pipeline.vocab import doc_terms
+    from pipeline.model.vocab import doc_terms
 
     start = time.perf_counter()
     real = real_texts()

@@ -171,10 +171,10 @@ RECALL = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from dataclasses import replace
     from pathlib import Path
-    from pipeline.config import EmbedParams, UmapParams
-    from pipeline.embed import embed_texts
-    from pipeline.ingest import ingest
-    from pipeline.reduce import knn_graph, knn_recall
+    from pipeline.core.config import EmbedParams, UmapParams
+    from pipeline.embed.embed import embed_texts
+    from pipeline.ingest.ingest import ingest
+    from pipeline.model.reduce import knn_graph, knn_recall
     papers = ingest([Path(p) for p in {inputs!r}]).papers
     vectors = embed_texts(papers["model_text"].tolist(), EmbedParams(), Path({cache!r})).vectors
     params = replace(UmapParams(), exact_knn_max=0)  # pynndescent, as above the threshold
@@ -209,7 +209,9 @@ APP_SERVER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     import psutil
     from pathlib import Path
-    from explorer import caches, data, search
+    from explorer.services import search
+    from explorer.state import data
+    from explorer.ui import caches
     proc = psutil.Process()
     before = proc.memory_info().rss
     t = time.perf_counter(); corpus = data.load_corpus(Path({art!r}), {name!r}); load_s = time.perf_counter() - t

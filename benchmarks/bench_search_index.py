@@ -5,12 +5,12 @@ index and corpus load"). Same run, like against like, each measurement in a fres
 
 * **Keyword search, old**: the app's path before ``keyword_index/``: the papers' texts in memory
   (read from Parquet, as the old corpus load did), the BM25 index built on the first search
-  (``explorer.search.build_bm25``'s ``pipeline.bm25.build_index``), then the query.
+  (``explorer.services.search.build_bm25``'s ``pipeline.analysis.bm25.build_index``), then the query.
 * **Keyword search, new**: the build's ``keyword_index/`` loaded memory-mapped
-  (``pipeline.bm25.load_index``) and the titles and abstracts memory-mapped from ``papers.arrow``
+  (``pipeline.analysis.bm25.load_index``) and the titles and abstracts memory-mapped from ``papers.arrow``
   (the phrase check reads them), then the query.
-  Both run ``explorer.search.keyword_search`` itself (BM25, the exact-phrase check, the order).
-* **Corpus load**: ``explorer.data.load_corpus`` on one build folder with ``papers.arrow`` (new)
+  Both run ``explorer.services.search.keyword_search`` itself (BM25, the exact-phrase check, the order).
+* **Corpus load**: ``explorer.state.data.load_corpus`` on one build folder with ``papers.arrow`` (new)
   and on the same files without it (old: papers.parquet read in full).
 
 Texts (no embeddings are needed here). The real shared abstracts (NeurIPS, ICLR, ICML, IJCAI,
@@ -21,7 +21,7 @@ words, and an index's vocabulary (and so its size) grows with the corpus in real
 recombined paper also gets new words at the rate Heaps' law fitted on the real abstracts
 predicts (``V(N) = K N^beta``, its derivative ``K beta N^(beta-1)`` words per paper, Poisson),
 each a new compound of two real words ("graphdiffusion") used once. Model text is ``title. abstract``
-(whitespace normalised, not cleaned: ``pipeline.clean`` is not the subject here).
+(whitespace normalised, not cleaned: ``pipeline.ingest.clean`` is not the subject here).
 
 The corpus-load folder is the fixture corpus's build (137 papers, hashing embedder) with its
 papers table, embeddings and topic distribution grown to the size (the texts above, random unit
@@ -95,7 +95,7 @@ def real_papers() -> pd.DataFrame:
 
 def heaps_fit(texts: list[str]) -> dict:
     """K and beta of V(N) = K N^beta over documents, fitted on prefixes of ``texts`` (shuffled)."""
-    from pipeline.bm25 import tokenize
+    from pipeline.analysis.bm25 import tokenize
 
     tokens = tokenize(texts)
     seen: set[str] = set()
@@ -167,7 +167,7 @@ def memory() -> dict:
 
 
 def _queries(corpus, index) -> dict:
-    from explorer.search import keyword_search
+    from explorer.services.search import keyword_search
 
     times, hits = [], []
     for q in QUERIES:
@@ -180,7 +180,8 @@ def _queries(corpus, index) -> dict:
 
 def phase_build(texts: Path, folder: Path) -> dict:
     """Build and save the index (as the build's keyword_index stage) and papers.arrow's texts."""
-    from pipeline import bm25, schema
+    from pipeline.analysis import bm25
+    from pipeline.core import schema
 
     papers = pd.read_parquet(texts)
     before = memory()
@@ -206,7 +207,7 @@ def phase_build(texts: Path, folder: Path) -> dict:
 def phase_old(texts: Path) -> dict:
     """Old path: texts in memory, index built by the first search (run with the baseline's code:
     its ``build_bm25`` and ``keyword_search``)."""
-    from explorer.search import build_bm25, keyword_search
+    from explorer.services.search import build_bm25, keyword_search
 
     start = memory()
     t0 = time.perf_counter()
@@ -233,9 +234,10 @@ def phase_old(texts: Path) -> dict:
 
 def phase_new(folder: Path) -> dict:
     """New path: the build's index memory-mapped, titles and abstracts memory-mapped from papers.arrow."""
-    from explorer.corpus_files import map_arrow
-    from explorer.search import keyword_search
-    from pipeline import bm25, schema
+    from explorer.services.search import keyword_search
+    from explorer.state.corpus_files import map_arrow
+    from pipeline.analysis import bm25
+    from pipeline.core import schema
 
     start = memory()
     t0 = time.perf_counter()
@@ -262,7 +264,7 @@ def phase_new(folder: Path) -> dict:
 def phase_load(folder: Path, name: str) -> dict:
     """``load_corpus`` on ``folder``, then what the map's first view reads (positions, topics, titles
     in view: here the first 200)."""
-    from explorer import data
+    from explorer.state import data
 
     start = memory()
     t0 = time.perf_counter()
@@ -307,8 +309,8 @@ def baseline_tree(args) -> Path:
 
 
 def fixture_build(work: Path) -> Path:
-    from pipeline import artifacts
-    from pipeline.build import build
+    from pipeline.build.build import build
+    from pipeline.core import artifacts
     from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
     root = work / "fixture"
@@ -319,7 +321,8 @@ def fixture_build(work: Path) -> Path:
 
 def grow_build(fixture: Path, texts: Path, dest: Path) -> None:
     """``dest``: the fixture build with papers, embeddings and topic distribution grown to ``texts``."""
-    from pipeline import schema, writer
+    from pipeline.build import writer
+    from pipeline.core import schema
 
     if dest.exists():
         shutil.rmtree(dest)
@@ -364,7 +367,7 @@ def grow_build(fixture: Path, texts: Path, dest: Path) -> None:
 
 def without_arrow(folder: Path, dest: Path) -> None:
     """``dest``: the same files as ``folder`` (hard links) except papers.arrow: a build from before it."""
-    from pipeline import schema
+    from pipeline.core import schema
 
     if dest.exists():
         shutil.rmtree(dest)
@@ -377,7 +380,7 @@ def texts_arrow(texts: Path, dest: Path) -> None:
     import pyarrow as pa
     import pyarrow.ipc as ipc
 
-    from pipeline.writer import PAPER_BATCH_ROWS
+    from pipeline.build.writer import PAPER_BATCH_ROWS
 
     t = pd.read_parquet(texts, columns=["title", "abstract"])
     table = pa.Table.from_pandas(t, preserve_index=False)
@@ -413,7 +416,7 @@ def markdown(res: dict) -> str:
         + "). Vocabulary growth matters: the index's vocabulary file and its memory grow with it, so stitched "
         "sentences alone (no new words) would flatter the index. Not embedded: this benchmark needs no vectors.",
         "",
-        "**Keyword search** (`explorer.search.keyword_search`, BM25 and the exact-phrase check, 20 queries, 3 of them "
+        "**Keyword search** (`explorer.services.search.keyword_search`, BM25 and the exact-phrase check, 20 queries, 3 of them "
         "one word): *old* = the code before this change (`--baseline`): texts read into memory, index built by the "
         "first search, the phrase check by pandas; "
         "*new* = the build's `keyword_index/` and `papers.arrow` memory-mapped. *First search* is from a fresh "
@@ -459,7 +462,7 @@ def markdown(res: dict) -> str:
         + ", ".join(f"{r['n']:,}: {r['build']['peak_mb']:,} MB" for r in res["sizes"].values())
         + ".",
         "",
-        "**Corpus load** (`explorer.data.load_corpus`, a build folder grown from the fixture's: these texts, random "
+        "**Corpus load** (`explorer.state.data.load_corpus`, a build folder grown from the fixture's: these texts, random "
         "unit vectors, random map positions; the same files for every row). *First view* reads what the map's first "
         "view needs (positions, topics, 200 titles).",
         "",

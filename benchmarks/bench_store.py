@@ -26,8 +26,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.embed import CHECKPOINT_TEXTS  # noqa: E402
-from pipeline.embed_store import EmbeddingStore  # noqa: E402
+from pipeline.embed.embed import CHECKPOINT_TEXTS  # noqa: E402
+from pipeline.embed.embed_store import EmbeddingStore  # noqa: E402
 
 DIM = 384
 ADD = CHECKPOINT_TEXTS  # what a build adds at a time

@@ -52,8 +52,8 @@ VANILLA = textwrap.dedent(
     import json, resource, sys, time
     sys.path.insert(0, {root!r})
     import numpy as np
-    from pipeline import artifacts, schema
-    from pipeline.vocab import make_vectorizer
+    from pipeline.core import artifacts, schema
+    from pipeline.model.vocab import make_vectorizer
     folder = artifacts.corpus_path(__import__("pathlib").Path({art!r}), {name!r})
     papers = artifacts.read_table(folder, schema.PAPERS, columns=["row", "model_text"]).sort_values("row")
     docs = papers["model_text"].tolist()
@@ -78,7 +78,7 @@ def run_ours(art: Path, name: str, data: Path) -> dict:
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"build failed: {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-    from pipeline import artifacts
+    from pipeline.core import artifacts
 
     manifest = artifacts.read_manifest(artifacts.corpus_path(art, name))
     return {

@@ -26,14 +26,14 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from pipeline import artifacts, schema  # noqa: E402
+from pipeline.core import artifacts, schema  # noqa: E402
 
 _BUILD = """
 import sys
 from pathlib import Path
-from pipeline.build import build
-from pipeline.config import BuildConfig
-from pipeline.encoders import HashingEncoder
+from pipeline.build.build import build
+from pipeline.core.config import BuildConfig
+from pipeline.embed.encoders import HashingEncoder
 root, kind = Path(sys.argv[1]), sys.argv[2]
 if kind == "bundled":
     build(sorted(Path(sys.argv[3]).glob("*.txt")), "neurips2026", root, BuildConfig())

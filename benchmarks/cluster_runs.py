@@ -1,10 +1,10 @@
 """What fewer Leiden runs cost: seed stability and time of the graph clustering per number of runs.
 
 Not part of the test run. For a built corpus, clusters its papers with the pipeline's own stage
-(``pipeline.cluster.cluster`` on the build's kNN graph, read from the stage cache or computed) once
+(``pipeline.model.cluster.cluster`` on the build's kNN graph, read from the stage cache or computed) once
 per seed for each number of runs, and reports the mean pairwise ARI over the seeds (the seed
-stability of ``pipeline.evaluate.stability``) and the seconds per clustering. Used to choose the
-size-dependent default of ``cluster.runs`` (``pipeline.cluster_params.default_runs``); the figures go to
+stability of ``pipeline.evaluation.evaluate.stability``) and the seconds per clustering. Used to choose the
+size-dependent default of ``cluster.runs`` (``pipeline.model.cluster_params.default_runs``); the figures go to
 ``benchmarks/output/cluster_runs-NAME.json`` and, through ``bench_scale.py``, into BENCHMARKS.md.
 
     .venv/bin/python benchmarks/cluster_runs.py --artifacts /tmp/art neurips --runs 20 9 3 --seeds 3
@@ -27,12 +27,12 @@ def measure(root: Path, name: str, runs: list[int], seeds: int) -> dict:
     """Seed stability and seconds per clustering for each number of runs."""
     import numpy as np
 
-    from pipeline import artifacts, schema
-    from pipeline.build_fit import reduce_cached
-    from pipeline.cluster import cluster
-    from pipeline.cluster_params import default_runs
-    from pipeline.evaluate import stability
-    from pipeline.settings import config_from_manifest
+    from pipeline.build.build_fit import reduce_cached
+    from pipeline.core import artifacts, schema
+    from pipeline.core.settings import config_from_manifest
+    from pipeline.evaluation.evaluate import stability
+    from pipeline.model.cluster import cluster
+    from pipeline.model.cluster_params import default_runs
 
     folder = artifacts.corpus_path(root, name)
     manifest = artifacts.read_manifest(folder)

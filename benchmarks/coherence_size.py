@@ -10,7 +10,7 @@ topic of the subset by its own top 10 c-TF-IDF words (as a build of those m pape
 compares the NPMI of those words measured on the m papers with the NPMI of the same words on the
 whole corpus: the median absolute error and the rank correlation over topics. The app hides
 coherence below the smallest size where the error falls under 0.07 and the rank correlation nears
-0.9 (``explorer.analysis.MIN_PAPERS_FOR_COHERENCE``; 2,000 on NeurIPS 1987-2023).
+0.9 (``explorer.services.analysis.MIN_PAPERS_FOR_COHERENCE``; 2,000 on NeurIPS 1987-2023).
 
     .venv/bin/python benchmarks/coherence_size.py ARTIFACTS/neurips    # a build folder or corpus folder
     .venv/bin/python benchmarks/coherence_size.py DIR --repeats 5 --write   # also into BENCHMARKS.md
@@ -42,9 +42,9 @@ def measure(folder: Path, sizes=SIZES, repeats: int = 3, seed: int = 0) -> list[
     import pandas as pd
     from scipy.stats import spearmanr
 
-    from pipeline.evaluate import npmi_coherence
-    from pipeline.represent import ctfidf_words
-    from pipeline.vocab import DocTerms, doc_terms
+    from pipeline.evaluation.evaluate import npmi_coherence
+    from pipeline.model.represent import ctfidf_words
+    from pipeline.model.vocab import DocTerms, doc_terms
 
     papers = pd.read_parquet(folder / "papers.parquet").sort_values("row")
     dt = doc_terms(papers["model_text"].tolist())
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--write", action="store_true", help="write the table into BENCHMARKS.md")
     args = parser.parse_args(argv)
-    from pipeline import artifacts
+    from pipeline.core import artifacts
 
     folder = args.folder
     if not (folder / "papers.parquet").exists():

@@ -90,7 +90,7 @@ def held_out_topics(side, *, n_topics: int, control: int, hold: int, seed: int, 
     out of the reference, score both against the rest, and measure how well the topic ranks first."""
     from sklearn.metrics import roc_auc_score
 
-    from pipeline.novelty import neighbours, novelty_null, novelty_scores
+    from pipeline.analysis.novelty import neighbours, novelty_null, novelty_scores
 
     rng = np.random.default_rng(seed)
     sizes = side.topic_table.set_index("topic")["size"]
@@ -124,10 +124,10 @@ def held_out_topics(side, *, n_topics: int, control: int, hold: int, seed: int, 
 
 def placement(side, *, fraction: float, seed: int, k: int = 10) -> dict:
     """Place a random ``fraction`` of a corpus into the topics of the rest; compare with its own topics."""
-    from pipeline.comparison import CompareParams
-    from pipeline.intervals import share_changes
-    from pipeline.novelty import neighbours
-    from pipeline.place import topic_distribution
+    from pipeline.analysis.comparison import CompareParams
+    from pipeline.analysis.intervals import share_changes
+    from pipeline.analysis.novelty import neighbours
+    from pipeline.model.place import topic_distribution
 
     rng = np.random.default_rng(seed)
     n = side.n
@@ -158,7 +158,7 @@ def placement(side, *, fraction: float, seed: int, k: int = 10) -> dict:
 
 
 def evaluate(artifacts: Path, write: bool) -> dict:
-    from pipeline.compare import compare_builds, load_side
+    from pipeline.analysis.compare import compare_builds, load_side
 
     results: dict = {"measured": time.strftime("%Y-%m-%d %H:%M"), "held_out": {}, "placement": {}, "comparisons": {}}
     for name in ("neurips-1987-2023", "iclr-2018-2021"):
@@ -187,7 +187,7 @@ def evaluate(artifacts: Path, write: bool) -> dict:
             "statuses_ref": result.matches[result.matches["side"] == "a"]["status_text"].value_counts().to_dict(),
         }
         print(f"{new} vs {ref}: {results['comparisons'][f'{new} vs {ref}']}", flush=True)
-    from pipeline.lineage import default_periods, lineage
+    from pipeline.analysis.lineage import default_periods, lineage
 
     side = load_side(artifacts, "neurips-1987-2023")
     periods = default_periods(side.years)

@@ -30,9 +30,9 @@ def labels_for(name: str, out: Path) -> dict:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from graph_clustering import load
 
-    from pipeline.cluster import cluster
-    from pipeline.config import BuildConfig
-    from pipeline.reduce import shared_knn
+    from pipeline.core.config import BuildConfig
+    from pipeline.model.cluster import cluster
+    from pipeline.model.reduce import shared_knn
 
     _, x, _ = load(name, Path("/tmp/stab-art"))
     config = BuildConfig()
@@ -64,7 +64,7 @@ def main() -> None:
                 check=True,
             )
             rows[side] = json.loads(done.stdout.strip().splitlines()[-1]) | {"labels": np.load(out)}
-        from pipeline.cluster import CLUSTER_VERSION
+        from pipeline.model.cluster import CLUSTER_VERSION
 
         row = {
             "corpus": name,

@@ -21,9 +21,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline import artifacts  # noqa: E402
-from pipeline.config import BuildConfig, ClusterParams  # noqa: E402
-from pipeline.evaluate import clustering_scores, stability  # noqa: E402
+from pipeline.core import artifacts  # noqa: E402
+from pipeline.core.config import BuildConfig, ClusterParams  # noqa: E402
+from pipeline.evaluation.evaluate import clustering_scores, stability  # noqa: E402
 
 DATA = Path("/work/shared/data")
 CACHE = ROOT / ".cache-research" / "corpora"
@@ -47,13 +47,13 @@ def load(name: str, art: Path):
         z = np.load(path, allow_pickle=True)
         labels = z["labels"] if z["labels"].size else None
         return list(z["texts"]), z["x"], labels
-    from pipeline.embed import embed_texts
-    from pipeline.ingest import ingest
+    from pipeline.embed.embed import embed_texts
+    from pipeline.ingest.ingest import ingest
 
     file, label = FILES[name]
     config = BuildConfig()
     if file is None:
-        from pipeline.inputs import DEFAULT_INPUTS
+        from pipeline.core.inputs import DEFAULT_INPUTS
 
         inputs = sorted(DEFAULT_INPUTS.glob("*.txt"))
     else:
@@ -76,10 +76,10 @@ def load(name: str, art: Path):
 
 
 def run_variant(name, x, labels, variant: dict, seeds, knn, umap_cache: dict) -> dict:
-    import pipeline.cluster_consensus as clustering
-    from pipeline.cluster import cluster
-    from pipeline.cluster_params import uses_projection
-    from pipeline.reduce import cluster_projection
+    import pipeline.model.cluster_consensus as clustering
+    from pipeline.model.cluster import cluster
+    from pipeline.model.cluster_params import uses_projection
+    from pipeline.model.reduce import cluster_projection
 
     config = BuildConfig()
     clustering.MICRO_PER_TOPIC = variant.get("micro", 2.6)  # a module constant, varied here
@@ -122,7 +122,7 @@ def main() -> None:
     ap.add_argument("--variant", action="append", default=[], help="JSON dict of ClusterParams fields")
     ap.add_argument("--tag", default="adhoc")
     args = ap.parse_args()
-    from pipeline.reduce import shared_knn
+    from pipeline.model.reduce import shared_knn
 
     for name in args.corpus:
         texts, x, labels = load(name, args.artifacts)

@@ -2,7 +2,7 @@
 
 The background is what "distinctive" is measured against for a corpus of one year (the keyword
 view of the Keyword trends page): recent public ML abstracts, read, cleaned and counted exactly as
-a build does (``pipeline.ingest``, ``pipeline.vocab``). Only terms and counts are written, never
+a build does (``pipeline.ingest.ingest``, ``pipeline.model.vocab``). Only terms and counts are written, never
 texts. Run it again to refresh the file after the vocabulary changes:
 
     .venv/bin/python benchmarks/make_background.py            # /work/shared/data, 2018 onwards
@@ -41,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: assets/background)")
     args = parser.parse_args(argv)
 
-    from pipeline import background
-    from pipeline.ingest import ingest
+    from pipeline.ingest.ingest import ingest
+    from pipeline.model import background
 
     started = time.perf_counter()
     files = [args.data / name for name in SOURCES if (args.data / name).is_file()]
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in SOURCES
             if per_file.get(name, 0)
         ],
-        "made_by": "benchmarks/make_background.py: pipeline.ingest cleaning, pipeline.vocab 1-2-word terms "
+        "made_by": "benchmarks/make_background.py: pipeline.ingest.ingest cleaning, pipeline.model.vocab 1-2-word terms "
         "(English + academic stop words), document frequencies only, terms used by at least min_df abstracts",
         "made_at": time.strftime("%Y-%m-%d"),
     }

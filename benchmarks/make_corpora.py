@@ -92,10 +92,10 @@ class Sources:
 
 def load_sources(cache_dir: Path) -> Sources:
     """Ingest the shared corpora and look up (or embed) their vectors."""
-    from pipeline.config import EmbedParams
-    from pipeline.embed import embed_texts
-    from pipeline.ingest import ingest
-    from pipeline.progress import Reporter
+    from pipeline.core.config import EmbedParams
+    from pipeline.core.progress import Reporter
+    from pipeline.embed.embed import embed_texts
+    from pipeline.ingest.ingest import ingest
 
     papers = ingest([DATA / name for name in SOURCES]).papers.reset_index(drop=True)
     result = embed_texts(
@@ -210,8 +210,8 @@ def make_corpus(
     src: Sources, name: str, n: int, out: Path, store, seed: int, prepare: bool, new_words: bool = True
 ) -> dict:
     """Write corpus ``name`` (real papers + synthetic ones up to ``n``) and, if asked, its vectors."""
-    from pipeline.embed_store import text_hash
-    from pipeline.ingest import ingest
+    from pipeline.embed.embed_store import text_hash
+    from pipeline.ingest.ingest import ingest
 
     started = time.perf_counter()
     folder = out / f"corpus-{name}"
@@ -288,10 +288,10 @@ def make_corpus(
 
 def check_vectors(src: Sources, folder: Path, store, sample: int, seed: int) -> dict:
     """How prepared vectors compare with the model's, and nearest-neighbour cosines, real vs corpus."""
-    from pipeline.config import EmbedParams
-    from pipeline.embed_store import text_hash
-    from pipeline.encoders import load_encoder
-    from pipeline.ingest import ingest
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.embed_store import text_hash
+    from pipeline.embed.encoders import load_encoder
+    from pipeline.ingest.ingest import ingest
 
     rng = np.random.default_rng(seed)
     papers = ingest([sorted(folder.glob("*.parquet"))[-1]]).papers
@@ -329,10 +329,10 @@ def verify(out: Path, name: str) -> dict:
     """Ingest a corpus as a build does and look its texts up: a build of it must embed nothing."""
     import resource
 
-    from pipeline.config import EmbedParams
-    from pipeline.embed_model import model_key
-    from pipeline.embed_store import EmbeddingStore, text_hash
-    from pipeline.ingest import ingest
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.embed_model import model_key
+    from pipeline.embed.embed_store import EmbeddingStore, text_hash
+    from pipeline.ingest.ingest import ingest
 
     started = time.perf_counter()
     result = ingest(sorted((out / f"corpus-{name}").glob("*.parquet")))
@@ -434,9 +434,9 @@ def write_markdown(report: dict) -> None:
 def main() -> None:
     import resource
 
-    from pipeline.config import EmbedParams
-    from pipeline.embed_model import model_key
-    from pipeline.embed_store import EmbeddingStore
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.embed_model import model_key
+    from pipeline.embed.embed_store import EmbeddingStore
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="folder for the corpora and their cache")

@@ -7,7 +7,7 @@ NeurIPS 1987-2023 (18,661 papers, the largest corpus we have) clustered with the
 defaults (59 topics), a word's spread is the Kullback-Leibler divergence, in bits, of the topics of
 the papers using it from the topics of all papers: 0 for a word used alike in every topic, 3.7 for
 "privacy" (one topic). Words (counted by stem: "update" and "updates" together) used by at least
-0.5% of the papers with a spread below 0.5 bits are written, one a line; ``pipeline.labels`` lets
+0.5% of the papers with a spread below 0.5 bits are written, one a line; ``pipeline.model.labels`` lets
 none of them be a label on its own (measured: "require" 0.09, "observed" 0.30, "guarantee" 0.46 are
 in; "stochastic" 0.64, "diffusion" 1.0, "transformers" 1.3, "scene" 2.3 are not).
 
@@ -44,7 +44,7 @@ def spread_bits(labels: np.ndarray, presence, terms: np.ndarray, min_share: floa
     """
     from scipy import sparse
 
-    from pipeline.label_candidates import _stem
+    from pipeline.model.label_candidates import _stem
 
     stems = np.array([_stem(t) for t in terms.tolist()], dtype=object)
     names, column = np.unique(stems, return_inverse=True)
@@ -71,10 +71,10 @@ def main() -> None:
     args = parser.parse_args()
     from graph_clustering import load
 
-    from pipeline.cluster import cluster
-    from pipeline.config import BuildConfig
-    from pipeline.reduce import shared_knn
-    from pipeline.vocab import doc_terms
+    from pipeline.core.config import BuildConfig
+    from pipeline.model.cluster import cluster
+    from pipeline.model.reduce import shared_knn
+    from pipeline.model.vocab import doc_terms
 
     texts, x, _ = load("neurips", args.artifacts)
     config = BuildConfig()
@@ -85,7 +85,7 @@ def main() -> None:
     header = [
         f"# Word stems every ML subfield uses: spread over NeurIPS 1987-2023's {labels.max() + 1} topics below",
         f"# {MAX_BITS} bits, used by at least {MIN_SHARE:.1%} of its {len(texts):,} papers.",
-        "# Made by benchmarks/make_spread_words.py; read by pipeline.labels (none of them is a label on its own).",
+        "# Made by benchmarks/make_spread_words.py; read by pipeline.model.labels (none of them is a label on its own).",
     ]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(header + spread) + "\n", encoding="utf-8")

@@ -34,12 +34,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from graph_clustering import load  # noqa: E402
 
-import pipeline.cluster as C  # noqa: E402
-import pipeline.cluster_consensus as consensus  # noqa: E402
-import pipeline.cluster_params as params  # noqa: E402
-import pipeline.cluster_refine as refine  # noqa: E402
-from pipeline.config import BuildConfig, ClusterParams  # noqa: E402
-from pipeline.evaluate import clustering_scores, stability  # noqa: E402
+import pipeline.model.cluster as C  # noqa: E402
+import pipeline.model.cluster_consensus as consensus  # noqa: E402
+import pipeline.model.cluster_params as params  # noqa: E402
+import pipeline.model.cluster_refine as refine  # noqa: E402
+from pipeline.core.config import BuildConfig, ClusterParams  # noqa: E402
+from pipeline.evaluation.evaluate import clustering_scores, stability  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "label-agreement.jsonl"
 ART = Path("/tmp/stab-art")
@@ -84,7 +84,7 @@ def _agreement(micro: np.ndarray, finals: list[np.ndarray]) -> tuple[np.ndarray,
 
 
 def patch_merge(min_share: float, runs_too: bool, method: str) -> None:
-    """Replace the merges in ``pipeline.cluster`` and ``pipeline.cluster_consensus`` (a probe; the
+    """Replace the merges in ``pipeline.model.cluster`` and ``pipeline.model.cluster_consensus`` (a probe; the
     modules are changed in place)."""
     original_merge_to = refine.merge_to
 
@@ -164,7 +164,7 @@ def clusterer(probe: str):
 
 
 def main() -> None:
-    from pipeline.reduce import shared_knn
+    from pipeline.model.reduce import shared_knn
 
     corpora, probes = sys.argv[1].split(","), sys.argv[2:]
     data = {}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.quality_report import Evaluation, report_markdown
+from pipeline.evaluation.quality_report import Evaluation, report_markdown
 
 
 def main(paths: list[str]) -> None:

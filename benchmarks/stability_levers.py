@@ -26,13 +26,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import artifacts, schema
-from pipeline.cluster import _hdbscan
-from pipeline.cluster_params import resolve_params
-from pipeline.cluster_refine import merge_to, reassign_outliers, smooth
-from pipeline.evaluate import clustering_scores, stability
-from pipeline.quality import config_from_manifest
-from pipeline.reduce import cluster_projection, shared_knn
+from pipeline.core import artifacts, schema
+from pipeline.evaluation.evaluate import clustering_scores, stability
+from pipeline.evaluation.quality import config_from_manifest
+from pipeline.model.cluster import _hdbscan
+from pipeline.model.cluster_params import resolve_params
+from pipeline.model.cluster_refine import merge_to, reassign_outliers, smooth
+from pipeline.model.reduce import cluster_projection, shared_knn
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache-research" / "levers"
 UMAP_KEYS = ("n_epochs", "cluster_dims", "n_neighbors")

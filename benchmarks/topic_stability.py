@@ -3,7 +3,7 @@
 For a built corpus (its embeddings and settings), the main clustering (the build's seed and
 epochs) is compared with extra runs on other seeds, first with UMAP's full epochs (the reference)
 and then with fewer epochs; for each variant: seconds per extra run, mean per-topic stability
-(``pipeline.evaluate.topic_stability``), its correlation with the reference per topic, and the
+(``pipeline.evaluation.evaluate.topic_stability``), its correlation with the reference per topic, and the
 global ARI between the runs. Results are appended to ``results/topic-stability.jsonl``.
 
     .venv/bin/python benchmarks/topic_stability.py --artifacts /tmp/full neurips ijcai --epochs 0 100 50
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline import artifacts, schema
-from pipeline.cluster import cluster
-from pipeline.config import BuildConfig
-from pipeline.evaluate import stability, topic_stability
-from pipeline.quality import config_from_manifest
-from pipeline.reduce import cluster_projection, shared_knn
+from pipeline.core import artifacts, schema
+from pipeline.core.config import BuildConfig
+from pipeline.evaluation.evaluate import stability, topic_stability
+from pipeline.evaluation.quality import config_from_manifest
+from pipeline.model.cluster import cluster
+from pipeline.model.reduce import cluster_projection, shared_knn
 
 RESULTS = Path(__file__).parent / "results" / "topic-stability.jsonl"
 

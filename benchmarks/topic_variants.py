@@ -22,9 +22,9 @@ BERTopic + ``reduce_outliers``, on the same embeddings and seeds.
 
 Variants set the clustering modules' constants for the run: ``base`` (the defaults),
 ``refineN`` (N k-means steps after the merge), ``cap`` (no merge makes a topic of more than 12% of
-the papers that is looser than the median one, ``pipeline.cluster_consensus.CAP_LARGE``), ``shareNN`` (each
-Leiden run sees NN% of the papers, ``pipeline.cluster_consensus.RUN_SHARE``), ``runsNN`` (NN runs up to
-5,000 papers, ``pipeline.cluster_params.RUNS_FULL``); join them with ``+``. In the results file, ``v5``
+the papers that is looser than the median one, ``pipeline.model.cluster_consensus.CAP_LARGE``), ``shareNN`` (each
+Leiden run sees NN% of the papers, ``pipeline.model.cluster_consensus.RUN_SHARE``), ``runsNN`` (NN runs up to
+5,000 papers, ``pipeline.model.cluster_params.RUNS_FULL``); join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``).
 
@@ -49,17 +49,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_scale import DATA  # noqa: E402  (the shared data folder, found as every benchmark finds it)
-from pipeline import baselines as bl  # noqa: E402
-from pipeline import cluster as C  # noqa: E402
-from pipeline import cluster_consensus, cluster_params, cluster_refine  # noqa: E402
-from pipeline import evaluate as ev  # noqa: E402
-from pipeline.embed import embed_texts  # noqa: E402
-from pipeline.ingest import ingest  # noqa: E402
-from pipeline.quality import resampled_clustering  # noqa: E402
-from pipeline.reduce import shared_knn  # noqa: E402
-from pipeline.represent import topic_labels  # noqa: E402
-from pipeline.settings import load_config, with_overrides  # noqa: E402
-from pipeline.vocab import doc_terms  # noqa: E402
+from pipeline.core.settings import load_config, with_overrides  # noqa: E402
+from pipeline.embed.embed import embed_texts  # noqa: E402
+from pipeline.evaluation import baselines as bl  # noqa: E402
+from pipeline.evaluation import evaluate as ev  # noqa: E402
+from pipeline.evaluation.quality import resampled_clustering  # noqa: E402
+from pipeline.ingest.ingest import ingest  # noqa: E402
+from pipeline.model import cluster as C  # noqa: E402
+from pipeline.model import cluster_consensus, cluster_params, cluster_refine  # noqa: E402
+from pipeline.model.reduce import shared_knn  # noqa: E402
+from pipeline.model.represent import topic_labels  # noqa: E402
+from pipeline.model.vocab import doc_terms  # noqa: E402
 
 RESEARCH = ROOT / ".cache-research"
 OUT = ROOT / "benchmarks" / "results" / "topic-variants.jsonl"
@@ -96,7 +96,7 @@ def load(name: str, artifacts: Path):
 
 
 def apply_variant(variant: str) -> None:
-    """Set ``pipeline.cluster``'s constants for ``variant`` (parts joined by ``+``)."""
+    """Set ``pipeline.model.cluster``'s constants for ``variant`` (parts joined by ``+``)."""
     for part in variant.split("+"):
         if part.startswith("refine"):
             C.REFINE_STEPS = int(part[len("refine") :])

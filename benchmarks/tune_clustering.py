@@ -42,21 +42,21 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.clean import clean_text  # noqa: E402
-from pipeline.cluster_params import resolve_params, target_topics  # noqa: E402
-from pipeline.cluster_refine import centroids  # noqa: E402
-from pipeline.cluster_refine import merge_to as pipeline_merge_to  # noqa: E402
-from pipeline.cluster_refine import smooth as pipeline_smooth  # noqa: E402
-from pipeline.config import ClusterParams, EmbedParams, UmapParams  # noqa: E402
-from pipeline.embed import embed_texts  # noqa: E402
-from pipeline.evaluate import (  # noqa: E402
+from pipeline.core.config import ClusterParams, EmbedParams, UmapParams  # noqa: E402
+from pipeline.embed.embed import embed_texts  # noqa: E402
+from pipeline.evaluation.evaluate import (  # noqa: E402
     clustering_scores,
     npmi_coherence,
     stability,
     topic_diversity,
 )
-from pipeline.reduce import exact_knn  # noqa: E402
-from pipeline.reduce import neighbours_for as pipeline_neighbours_for  # noqa: E402
+from pipeline.ingest.clean import clean_text  # noqa: E402
+from pipeline.model.cluster_params import resolve_params, target_topics  # noqa: E402
+from pipeline.model.cluster_refine import centroids  # noqa: E402
+from pipeline.model.cluster_refine import merge_to as pipeline_merge_to  # noqa: E402
+from pipeline.model.cluster_refine import smooth as pipeline_smooth  # noqa: E402
+from pipeline.model.reduce import exact_knn  # noqa: E402
+from pipeline.model.reduce import neighbours_for as pipeline_neighbours_for  # noqa: E402
 
 DATA = Path("/work/shared/data")
 SEEDS_DIR = Path("/work/shared/seeds")
@@ -79,7 +79,7 @@ SEEDS = (0, 1, 2)
 
 
 def clean_for_terms(text: str) -> str:
-    """The pipeline's own clean stage (``pipeline.clean.clean_text``): URLs, LaTeX and HTML out."""
+    """The pipeline's own clean stage (``pipeline.ingest.clean.clean_text``): URLs, LaTeX and HTML out."""
     return clean_text(text)
 
 
@@ -222,7 +222,7 @@ class ClusteringDefaults:
 
 
 def params_for_size(n: int) -> ClusteringDefaults:
-    """The pipeline's HDBSCAN defaults for n papers (``pipeline.cluster_params.resolve_params``)."""
+    """The pipeline's HDBSCAN defaults for n papers (``pipeline.model.cluster_params.resolve_params``)."""
     p = resolve_params(ClusterParams(method="hdbscan"), n)
     return ClusteringDefaults(
         n_neighbors=neighbours_for(n),
@@ -234,7 +234,7 @@ def params_for_size(n: int) -> ClusteringDefaults:
 
 
 def neighbours_for(n: int) -> int:
-    """UMAP n_neighbors as the pipeline resolves it (``pipeline.reduce.neighbours_for``)."""
+    """UMAP n_neighbors as the pipeline resolves it (``pipeline.model.reduce.neighbours_for``)."""
     return pipeline_neighbours_for(n, UmapParams())
 
 
@@ -333,7 +333,7 @@ _KNN_CACHE: dict[int, np.ndarray] = {}
 
 
 def smooth(labels: np.ndarray, x: np.ndarray, k: int, knn: np.ndarray | None = None) -> np.ndarray:
-    """The pipeline's smoothing (``pipeline.cluster_refine.smooth``) on the exact kNN graph of ``x``
+    """The pipeline's smoothing (``pipeline.model.cluster_refine.smooth``) on the exact kNN graph of ``x``
     (computed once per corpus) unless ``knn`` is given."""
     if knn is None:
         key = id(x)
@@ -490,7 +490,7 @@ class Terms:
 
 
 def corpus_terms(texts: list[str]) -> Terms:
-    from pipeline.vocab import doc_terms
+    from pipeline.model.vocab import doc_terms
 
     dt = doc_terms([clean_for_terms(t) for t in texts])
     return Terms(dt.counts, dt.presence(), dt.vocabulary, dt.terms)
@@ -726,7 +726,7 @@ def cmd_sweep(args) -> None:
 
 
 def cmd_baselines(args) -> None:
-    from pipeline import baselines
+    from pipeline.evaluation import baselines
 
     corpus = load_corpus(args.corpus)
     x = embeddings_for(corpus)
@@ -854,7 +854,7 @@ def cmd_build_timing(args) -> None:
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
 
-    from pipeline.vocab import default_min_df, make_vectorizer
+    from pipeline.model.vocab import default_min_df, make_vectorizer
 
     docs = [clean_for_terms(t) for t in corpus.texts]
     model = BERTopic(

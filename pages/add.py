@@ -1,10 +1,10 @@
 """Add a corpus: drop files, check their columns, name the corpus, build it in the background and
 open its map. Editors only: on a read-only server the page is not linked and refuses here, and
-every write it asks for (``explorer.jobs``) refuses a viewer again."""
+every write it asks for (``explorer.services.jobs``) refuses a viewer again."""
 
 import streamlit as st
 
-from explorer import build_form, buildview, shell
+from explorer.ui import build_form, buildview, shell
 
 ws = shell.workspace()
 st.title("Add a corpus", anchor=False)

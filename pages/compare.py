@@ -3,8 +3,9 @@ faded, and which papers lie far from everything before."""
 
 import streamlit as st
 
-from explorer import compare_panels as cp
-from explorer import shell, text
+from explorer.services import text
+from explorer.ui import compare_panels as cp
+from explorer.ui import shell
 
 ctx = shell.context()
 st.title("What changed", anchor=False)

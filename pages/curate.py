@@ -4,7 +4,9 @@ artifacts, applied whenever the corpus is loaded and matched by content after a 
 import numpy as np
 import streamlit as st
 
-from explorer import curate, panels, share, shell, text
+from explorer.services import text
+from explorer.state import curate
+from explorer.ui import panels, share, shell
 
 ctx = shell.context()
 corpus = ctx.corpus

@@ -2,10 +2,12 @@
 
 import streamlit as st
 
-from explorer import caches, figures, panels, shell, state, text
-from explorer import compare as cview
-from explorer import compare_panels as cp
-from pipeline.lineage import ancestry, default_periods
+from explorer.services import compare as cview
+from explorer.services import figures, text
+from explorer.state import state
+from explorer.ui import caches, panels, shell
+from explorer.ui import compare_panels as cp
+from pipeline.analysis.lineage import ancestry, default_periods
 
 ctx = shell.context()
 corpus = ctx.corpus

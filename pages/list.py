@@ -3,7 +3,9 @@ paper (``notes=``), exported as Markdown, CSV and BibTeX."""
 
 import streamlit as st
 
-from explorer import panels, readinglist, share, shell, state, text
+from explorer.services import text
+from explorer.state import readinglist, state
+from explorer.ui import panels, share, shell
 
 ctx = shell.context()
 corpus = ctx.corpus

@@ -2,8 +2,10 @@
 
 import streamlit as st
 
-from explorer import analysis, caches, mapcomponent, panels, present, search, share, shell, state, text, url_state
-from explorer.mapview import Marks
+from explorer.services import analysis, search, text
+from explorer.services.mapview import Marks
+from explorer.state import state
+from explorer.ui import caches, mapcomponent, panels, present, share, shell, url_state
 from pipeline.formats.palette import HIT, LIST
 
 ctx = shell.context()

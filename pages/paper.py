@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from explorer import mapcomponent, panels, present, search, share, shell, text
+from explorer.services import search, text
+from explorer.ui import mapcomponent, panels, present, share, shell
 
 ctx = shell.context()
 corpus = ctx.corpus

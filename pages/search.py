@@ -3,8 +3,10 @@
 import numpy as np
 import streamlit as st
 
-from explorer import caches, figures, mapcomponent, panels, search, shell, state, text, url_state
-from pipeline.errors import PipelineError
+from explorer.services import figures, search, text
+from explorer.state import state
+from explorer.ui import caches, mapcomponent, panels, shell, url_state
+from pipeline.core.errors import PipelineError
 
 ctx = shell.context()
 corpus = ctx.corpus

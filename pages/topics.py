@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from explorer import analysis, figures, panels, shell, text, trend_figures, url_state
+from explorer.services import analysis, figures, text, trend_figures
+from explorer.ui import panels, shell, url_state
 
 ctx = shell.context()
 corpus = ctx.corpus

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from explorer import present, shell, text, tour_draft, tours
+from explorer.services import text
+from explorer.state import tours
+from explorer.ui import present, shell, tour_draft
 
 ctx = shell.context()
 corpus = ctx.corpus

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from explorer import analysis, panels, shell, state, text, trend_figures, trend_panels
+from explorer.services import analysis, text, trend_figures
+from explorer.state import state
+from explorer.ui import panels, shell, trend_panels
 
 ctx = shell.context()
 corpus = ctx.corpus

@@ -1,7 +1,7 @@
-"""``python -m pipeline``: see ``pipeline/cli.py``."""
+"""``python -m pipeline``: see ``pipeline/cli/cli.py``."""
 
 import sys
 
-from pipeline.cli import main
+from pipeline.cli.cli import main
 
 sys.exit(main())

@@ -37,9 +37,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline import artifacts, cli, cli_build  # noqa: E402
-from pipeline import build as build_module  # noqa: E402
-from pipeline.encoders import HashingEncoder  # noqa: E402
+from pipeline.build import build as build_module
+from pipeline.cli import cli, cli_build
+from pipeline.core import artifacts
+from pipeline.embed.encoders import HashingEncoder  # noqa: E402
 
 SIGNALS = {"INT": signal.SIGINT, "TERM": signal.SIGTERM, "KILL": signal.SIGKILL}
 

@@ -2,7 +2,7 @@
 
 The hashing encoder is injected, never configured (no setting can select it): fixture builds pass
 ``encoder=TEST_ENCODER`` to ``build``, and this module registers it for the app's query encoder
-(``pipeline.encoders.register_encoder``), so that AppTest pages and plain functions search fixture
+(``pipeline.embed.encoders.register_encoder``), so that AppTest pages and plain functions search fixture
 corpora with the vectors they were built with. Browser tests start the app through
 ``tests/serve_app.py``, which registers it in the server process.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import BuildConfig
-from pipeline.encoders import HashingEncoder, register_encoder
+from pipeline.core.config import BuildConfig
+from pipeline.embed.encoders import HashingEncoder, register_encoder
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL_CORPUS = FIXTURES / "small_corpus.jsonl"
@@ -41,7 +41,7 @@ def fast_config(**cluster) -> BuildConfig:
 @pytest.fixture(scope="session")
 def small_artifacts(tmp_path_factory) -> Path:
     """An artifacts folder holding corpus "small" (137 IJCAI papers, 2020-2024, 6 areas, 2 hostile)."""
-    from pipeline.build import build
+    from pipeline.build.build import build
 
     root = tmp_path_factory.mktemp("artifacts")
     build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER)
@@ -52,8 +52,8 @@ def small_artifacts(tmp_path_factory) -> Path:
 def real_artifacts(tmp_path_factory) -> Path:
     """An artifacts folder holding the bundled NeurIPS 2026 corpus built with the real packaged
     model (int8 ONNX, exported into its .cache on first use, ~10 s): corpus "neurips2026"."""
-    from pipeline.build import build
-    from pipeline.inputs import default_inputs
+    from pipeline.build.build import build
+    from pipeline.core.inputs import default_inputs
 
     root = tmp_path_factory.mktemp("real")
     summary = build(default_inputs(), "neurips2026", root, BuildConfig())
@@ -109,8 +109,8 @@ def compare_artifacts(small_artifacts, tmp_path_factory) -> Path:
     (2023-2024), and "all" (a copy of "small", holding both)."""
     import json
 
-    from pipeline import artifacts
-    from pipeline.build import build
+    from pipeline.build.build import build
+    from pipeline.core import artifacts
 
     root = tmp_path_factory.mktemp("compare")
     rows = [json.loads(line) for line in SMALL_CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]

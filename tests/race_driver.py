@@ -5,7 +5,7 @@ started together really overlap in it. Only tests run it; the product has no suc
 
 Two meeting points, shared by the N processes through files in DIR:
 
-* every process enters ``pipeline.encoders.export_onnx`` at the same moment (each waits there until
+* every process enters ``pipeline.embed.encoders.export_onnx`` at the same moment (each waits there until
   all N have arrived), whatever its own start-up, reading and queueing took;
 * a process that finished ``torch.onnx.export`` waits until every export that has started has
   finished too, so that what follows the exports (the quantization) starts at the same moment in
@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipeline import cli, encoders  # noqa: E402
+from pipeline.cli import cli
+from pipeline.embed import encoders
 
 #: The longest a process waits at a meeting point before it fails (the others did not come).
 MEET_TIMEOUT = 300.0

@@ -2,8 +2,8 @@
 
 Fixture corpora are built with the hashing test encoder, injected by the tests (no setting can
 select it); the app finds the query encoder of a corpus by the key its manifest records
-(``pipeline.encoders.register_encoder``), and builds started from the browser use it too
-(``explorer.job_runner.BUILD_PROGRAM``). Usage, as ``python -m streamlit``::
+(``pipeline.embed.encoders.register_encoder``), and builds started from the browser use it too
+(``explorer.services.job_runner.BUILD_PROGRAM``). Usage, as ``python -m streamlit``::
 
     python tests/serve_app.py run app.py --server.port 8501 -- --artifacts DIR
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer import job_runner  # noqa: E402
-from pipeline.encoders import HashingEncoder, register_encoder  # noqa: E402
+from explorer.services import job_runner
+from pipeline.embed.encoders import HashingEncoder, register_encoder  # noqa: E402
 
 register_encoder(HashingEncoder())
 # Builds started from the browser run the CLI through the tests' driver: the same code path, with

@@ -20,10 +20,11 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from explorer import access, data, job_progress, job_queue, job_runner, jobs, uploads
-from explorer.access import VIEWER, Access, ReadOnlyError
-from pipeline import artifacts
-from pipeline.ingest import ingest
+from explorer.services import job_progress, job_queue, job_runner, jobs
+from explorer.state import access, data, uploads
+from explorer.state.access import VIEWER, Access, ReadOnlyError
+from pipeline.core import artifacts
+from pipeline.ingest.ingest import ingest
 from tests.conftest import FIXTURES, SMALL_CORPUS
 from tests.test_pages import run, texts, unescape
 from tests.test_share import files_under

@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer import data, job_queue, uploads
-from pipeline import artifacts
+from explorer.services import job_queue
+from explorer.state import data, uploads
+from pipeline.core import artifacts
 from tests.test_add import new_rows, unusual_csv
 from tests.test_browser import MAP_DRAWN, MAP_POINTS, Tab, serve
 from tests.test_share import TOKEN, files_under

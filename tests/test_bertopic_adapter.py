@@ -9,18 +9,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import bertopic_adapter as adapter
-from pipeline.config import RepresentParams
-from pipeline.encoders import HashingEncoder
-from pipeline.represent import fit_topics
-from pipeline.vocab import doc_terms
+from pipeline.core.config import RepresentParams
+from pipeline.embed.encoders import HashingEncoder
+from pipeline.model import bertopic_adapter as adapter
+from pipeline.model.represent import fit_topics
+from pipeline.model.vocab import doc_terms
 from tests.conftest import SMALL_CORPUS
 
 
 @pytest.mark.parametrize("where", sorted(adapter.RELIES_ON), ids=lambda w: ".".join(w))
 def test_private_methods_are_those_the_adapter_was_written_for(where):
     """An upgrade of BERTopic that changes a private method we override or call fails here: read
-    the new method, adapt ``pipeline/bertopic_adapter.py``, then update ``RELIES_ON``."""
+    the new method, adapt ``pipeline/model/bertopic_adapter.py``, then update ``RELIES_ON``."""
     import bertopic
 
     signature, digest = adapter.RELIES_ON[where]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline import bm25
+from pipeline.analysis import bm25
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTS = [
@@ -23,7 +23,7 @@ TEXTS = [
 
 SAVE = """
 import sys
-from pipeline import bm25
+from pipeline.analysis import bm25
 texts = {texts!r}
 bm25.save_index(bm25.build_index(texts), __import__("pathlib").Path(sys.argv[1]), len(texts))
 """

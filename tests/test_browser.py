@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, quote_plus, urlsplit
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, schema
+from pipeline.core import artifacts, schema
 
 pytestmark = pytest.mark.browser
 
@@ -409,7 +409,7 @@ def test_deep_zoom_labels_papers_with_their_titles(tab, papers):
 def test_links_carry_the_view_and_a_copied_url_reopens_it(tab, browser, server, output_dir):
     tab.open("/?corpus=small&years=2021-2023&text=learning")
     nav = tab.page.locator('[data-testid="stSidebar"] [data-testid="stPageLink-NavLink"]')
-    from explorer.shell import PAGES
+    from explorer.ui.shell import PAGES
 
     assert nav.count() == len(PAGES)  # the views, then reading list, tours, curation and adding a corpus
     for i in range(len(PAGES)):
@@ -500,7 +500,7 @@ def test_other_pages_render_cleanly(tab, output_dir):
 
 
 def test_present_mode_makes_the_map_labels_grow(browser, server, output_dir):
-    from explorer import tours
+    from explorer.state import tours
 
     tour = tours.Tour(
         "map", (tours.make_step("map", {"corpus": ["small"], "topic": ["0"]}, "Where the topics lie"),), "small"

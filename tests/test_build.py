@@ -10,9 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import corpus_files
-from pipeline import artifacts, bm25, cli, schema, writer
-from pipeline.build import build
+from explorer.state import corpus_files
+from pipeline.analysis import bm25
+from pipeline.build import writer
+from pipeline.build.build import build
+from pipeline.cli import cli
+from pipeline.core import artifacts, schema
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 
@@ -60,8 +63,8 @@ def test_artifacts_match_the_schema(small_artifacts):
 
 
 def test_bertopic_model_is_saved_with_safetensors_and_loads(small_artifacts):
-    from pipeline.encoders import HashingEncoder
-    from pipeline.represent import load_bertopic
+    from pipeline.embed.encoders import HashingEncoder
+    from pipeline.model.represent import load_bertopic
 
     folder, _ = _load(small_artifacts, "small")
     files = {p.name for p in (folder / schema.BERTOPIC_DIR).iterdir()}

@@ -12,9 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import compare as cview
-from explorer import data, figures, present
-from pipeline.lineage import default_periods, lineage
+from explorer.services import compare as cview
+from explorer.services import figures
+from explorer.state import data
+from explorer.ui import present
+from pipeline.analysis.lineage import default_periods, lineage
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.clean import clean_text, normalize_display
+from pipeline.ingest.clean import clean_text, normalize_display
 
 REAL = Path(__file__).parent / "fixtures" / "inputs" / "real_markup.jsonl"
 TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's CountVectorizer tokens, as BERTopic uses

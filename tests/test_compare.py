@@ -1,4 +1,4 @@
-"""Comparing corpora (pipeline/compare.py): intervals, novelty calibration, topic matching, terms,
+"""Comparing corpora (pipeline/analysis/compare.py): intervals, novelty calibration, topic matching, terms,
 lineage, stored comparisons and the CLI, on synthetic data with a known answer and on fixture builds."""
 
 from __future__ import annotations
@@ -11,15 +11,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import cli, schema
-from pipeline import compare as cmp
-from pipeline import distinctive as dist
-from pipeline import intervals as iv
-from pipeline import lineage as lin
-from pipeline import novelty as nov
-from pipeline.comparison import CompareError, CompareParams, comparison_dir, stored
-from pipeline.side import Side
-from pipeline.topic_matching import match_topics
+from pipeline.analysis import compare as cmp
+from pipeline.analysis import distinctive as dist
+from pipeline.analysis import intervals as iv
+from pipeline.analysis import lineage as lin
+from pipeline.analysis import novelty as nov
+from pipeline.analysis.comparison import CompareError, CompareParams, comparison_dir, stored
+from pipeline.analysis.side import Side
+from pipeline.analysis.topic_matching import match_topics
+from pipeline.cli import cli
+from pipeline.core import schema
 
 # ------------------------------------------------------------------------------------------
 # Intervals
@@ -353,7 +354,7 @@ def test_stored_comparisons_are_reused_only_for_the_same_two_builds(split_root):
 def test_cli_compare_and_build_with_reference(split_root, capsys, monkeypatch):
     import functools
 
-    from pipeline import build as build_module
+    from pipeline.build import build as build_module
     from tests.conftest import TEST_ENCODER
 
     assert cli.main(["--artifacts", str(split_root), "compare", "late", "early", "--force"]) == 0
@@ -361,7 +362,7 @@ def test_cli_compare_and_build_with_reference(split_root, capsys, monkeypatch):
     assert "Compared 'late'" in out and "far from all earlier work" in out and "topics that grew" in out
     assert cli.main(["--artifacts", str(split_root), "compare", "late", "nope"]) == 1
     assert "no corpus named 'nope'" in capsys.readouterr().err
-    monkeypatch.setattr("pipeline.cli_build.build", functools.partial(build_module.build, encoder=TEST_ENCODER))
+    monkeypatch.setattr("pipeline.cli.cli_build.build", functools.partial(build_module.build, encoder=TEST_ENCODER))
     late = split_root / "late.jsonl"
     code = cli.main(["--artifacts", str(split_root), "build", str(late), "--name", "late", "--reference", "early",
                      "--quiet"])  # fmt: skip
@@ -374,7 +375,7 @@ def test_cli_compare_and_build_with_reference(split_root, capsys, monkeypatch):
 
 
 def test_vote_topics_takes_the_majority_and_breaks_ties_by_similarity_then_id():
-    from pipeline.place import vote_topics
+    from pipeline.model.place import vote_topics
 
     topics = np.array([[3, 3, 5, 5, 7], [5, 5, 3, 3, 7], [2, 2, 2, 9, 9], [4, 4, 4, 4, 4]])
     sims = np.array([[0.9, 0.8, 0.7, 0.6, 0.5], [0.5, 0.5, 0.5, 0.5, 0.9], [0.1] * 5, [0.3] * 5])

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import compare as cmp
+from pipeline.analysis import compare as cmp
 from tests.test_browser import Tab, serve
 
 pytestmark = pytest.mark.browser
@@ -123,10 +123,10 @@ def _chart_font(tab) -> float:
 
 
 def test_what_changed_and_lineage_views_join_a_tour(browser, server, root, output_dir):
-    from pipeline import artifacts, schema
+    from pipeline.core import artifacts, schema
 
     topics = artifacts.read_table(artifacts.corpus_path(root, "all"), schema.TOPICS)
-    from pipeline.label_evidence import shown_labels
+    from pipeline.model.label_evidence import shown_labels
 
     label = dict(zip(topics["topic"], shown_labels(topics), strict=True))[1]  # topic 1's label as the app shows it
     big = Tab(browser, server, 1920, 1080)

@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import tours
-from pipeline import artifacts, schema
-from pipeline import compare as cmp
+from explorer.state import tours
+from pipeline.analysis import compare as cmp
+from pipeline.core import artifacts, schema
 from tests.test_pages import link_params, main_links, map_data, plotly_specs, qp, run, texts, unescape
 
 COMPARE = "pages/compare.py"
@@ -118,7 +118,7 @@ def test_a_corpus_with_nothing_to_compare_with_says_how_to_get_a_reference(tmp_p
 
 
 def test_a_pair_too_large_for_the_app_points_to_the_cli(root, monkeypatch):
-    from explorer import compare as cview
+    from explorer.services import compare as cview
 
     monkeypatch.setattr(cview, "MAX_PAIRS", 100)
     at = run(root, monkeypatch, COMPARE, corpus="late", ref="early")
@@ -130,8 +130,8 @@ def test_a_pair_too_large_for_the_app_points_to_the_cli(root, monkeypatch):
 
 
 def test_compare_views_can_be_tour_steps_named_by_what_they_show(root):
-    from explorer import data
-    from explorer.tour_steps import describe
+    from explorer.services.tour_steps import describe
+    from explorer.state import data
 
     step = tours.make_step("compare", {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}, "far papers")
     assert step.query() == {"corpus": ["late"], "ref": ["early"], "show": ["novelty"]}

@@ -1,4 +1,4 @@
-"""The comparison's typed summary (pipeline/comparison.py): ``comparison.json`` as saved before it was
+"""The comparison's typed summary (pipeline/analysis/comparison.py): ``comparison.json`` as saved before it was
 typed reads into :class:`ComparisonSummary` and writes back to the same JSON, keys in the same order."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 
 import pytest
 
-from pipeline import artifacts
-from pipeline.comparison import CompareParams, ComparisonSummary, ReferenceSummary, SideSummary
+from pipeline.analysis.comparison import CompareParams, ComparisonSummary, ReferenceSummary, SideSummary
+from pipeline.core import artifacts
 
 #: A summary as the untyped code saved it (``comparison.json`` of the fixture corpora, late vs early).
 SAVED = {

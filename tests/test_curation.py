@@ -8,9 +8,9 @@ import shutil
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, schema
-from pipeline.build import build
-from pipeline.curation import Curation, CurationError, apply_edits, curation_path, resolve, topic_ref
+from pipeline.analysis.curation import Curation, CurationError, apply_edits, curation_path, resolve, topic_ref
+from pipeline.build.build import build
+from pipeline.core import artifacts, schema
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import cli, schema
+from pipeline.cli import cli
+from pipeline.core import schema
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -18,7 +19,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 def test_readme_artifact_reference_matches_the_schema():
     block = README.split("<!-- artifact-files:start -->\n", 1)[1].split("\n<!-- artifact-files:end -->", 1)[0]
     assert block == schema.readme_section(), (
-        "README's artifact section is out of date: regenerate it from pipeline.schema.readme_section()"
+        "README's artifact section is out of date: regenerate it from pipeline.core.schema.readme_section()"
     )
 
 

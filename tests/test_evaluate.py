@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from pipeline.baselines import kmeans, lda
-from pipeline.evaluate import (
+from pipeline.evaluation.baselines import kmeans, lda
+from pipeline.evaluation.evaluate import (
     binary_doc_term,
     clustering_scores,
     keyword_problem,

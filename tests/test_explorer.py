@@ -13,10 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, caches, data, figures, mapview, overview_figures, search, state, text
-from explorer.filters import Filters, apply, clean, describe
-from pipeline import artifacts, schema
-from pipeline.artifacts import ArtifactError
+from explorer.services import analysis, figures, mapview, overview_figures, search, text
+from explorer.state import data, state
+from explorer.state.filters import Filters, apply, clean, describe
+from explorer.ui import caches
+from pipeline.core import artifacts, schema
+from pipeline.core.artifacts import ArtifactError
 from pipeline.formats import palette
 from pipeline.formats.blobs import FLAG_REASSIGNED, NO_TOPIC, mask_blob, pack, points_blob, rows_blob, unpack
 
@@ -428,7 +430,7 @@ def test_semantic_search_similar_papers_and_placement(corpus):
 
 
 def test_query_encoder_is_the_one_the_corpus_was_embedded_with(corpus):
-    from pipeline.config import EmbedParams
+    from pipeline.core.config import EmbedParams
     from tests.conftest import TEST_ENCODER
 
     assert search.embed_params(corpus) == EmbedParams()  # the settings say the default model ...
@@ -649,7 +651,7 @@ def test_dendrogram_from_a_known_hierarchy():
 
 
 def test_distinctive_terms_are_phrases_someone_wrote():
-    from pipeline.distinctive import written_as_phrases
+    from pipeline.analysis.distinctive import written_as_phrases
 
     texts = [
         "We study reasoning capabilities. Language models are evaluated on preference optimization.",

@@ -23,14 +23,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, downloads, readinglist, search, tours
-from pipeline import artifacts, bm25, cli, schema
-from pipeline.compare import load_side
-from pipeline.export import export_html
-from pipeline.export_compare import reference_tables
+from explorer.services import analysis, downloads, search
+from explorer.state import data, readinglist, tours
+from pipeline.analysis import bm25
+from pipeline.analysis.compare import load_side
+from pipeline.cli import cli
+from pipeline.core import artifacts, schema
+from pipeline.export.export import export_html
+from pipeline.export.export_compare import reference_tables
 from pipeline.formats.blobs import unpack
 from pipeline.formats.ids import short_id, short_ids
-from pipeline.label_evidence import WEAK_MARK
+from pipeline.model.label_evidence import WEAK_MARK
 
 HOSTILE_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
 #: Queries the app and the file must rank identically: phrases, repeats, stop words, case, digits,
@@ -196,7 +199,7 @@ def test_the_papers_score_is_their_cosine_to_the_topic_as_in_the_app(page_html, 
     assert np.allclose(p["ts"], np.round(cosine, 2), atol=0.0051)
     from_app = parts(downloads.offline_html(corpus))["papers"]["ts"]  # the app's download
     assert np.allclose(from_app, p["ts"], atol=0.0051)
-    page = (Path(__file__).resolve().parent.parent / "pipeline" / "templates" / "export.html").read_text()
+    page = (Path(__file__).resolve().parent.parent / "pipeline" / "export" / "templates" / "export.html").read_text()
     assert "Topic prob" not in page and "softmax" not in page and "Similarity to topic" in page
     assert "'topic_similarity'" in page and "Not a probability" in page
 
@@ -204,7 +207,7 @@ def test_the_papers_score_is_their_cosine_to_the_topic_as_in_the_app(page_html, 
 def test_after_a_merge_the_files_scores_are_the_apps(small_artifacts, papers, topics, tmp_path):
     """With a curation file merging two topics, the file's scores are those of the app's curated
     corpus: cosine to the merged topic's embedding (the size-weighted mean of the two)."""
-    from pipeline.curation import Curation, curation_path
+    from pipeline.analysis.curation import Curation, curation_path
 
     shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "cur")
     edits = Curation()

@@ -20,14 +20,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from explorer import tours
-from pipeline import artifacts, cli, schema
-from pipeline import compare as cmp
-from pipeline.comparison import Comparison
-from pipeline.export import export_html
-from pipeline.export_compare import LISTED, PRIOR
+from explorer.state import tours
+from pipeline.analysis import compare as cmp
+from pipeline.analysis.comparison import Comparison
+from pipeline.cli import cli
+from pipeline.core import artifacts, schema
+from pipeline.core.manifest import Manifest
+from pipeline.export.export import export_html
+from pipeline.export.export_compare import LISTED, PRIOR
 from pipeline.formats.blobs import TITLE_CHARS, unpack
-from pipeline.manifest import Manifest
 from tests.test_export import Offline, part, parts
 
 SECTION_IDS = ("cmp-glance", "cmp-shares", "cmp-matching", "cmp-terms", "cmp-novelty", "cmp-map")
@@ -107,8 +108,8 @@ def test_the_file_holds_the_comparison_the_app_shows(exported, result, root):
 
 
 def test_a_large_reference_travels_as_a_sample_without_its_titles(root, result, monkeypatch):
-    from pipeline import export_compare
-    from pipeline.export import data_ids, export_data
+    from pipeline.export import export_compare
+    from pipeline.export.export import data_ids, export_data
 
     monkeypatch.setattr(export_compare, "REF_MAP_MAX", 20)
     monkeypatch.setattr(export_compare, "REF_TITLES_MAX", 10)
@@ -152,7 +153,8 @@ def test_cli_exports_with_a_reference_and_refuses_a_bad_one(root, tmp_path, caps
 
 
 def test_the_apps_download_with_a_reference_equals_the_cli_file(root, result):
-    from explorer import data, downloads
+    from explorer.services import downloads
+    from explorer.state import data
 
     late, early = data.load_corpus(root, "late"), data.load_corpus(root, "early")
     page = downloads.offline_html(late, early, result)

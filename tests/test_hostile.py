@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, cli, schema
-from pipeline.build import build
+from pipeline.build.build import build
+from pipeline.cli import cli
+from pipeline.core import artifacts, schema
 from tests.conftest import ROOT, SMALL_CORPUS, TEST_ENCODER, fast_config
 
 ABSTRACT = (

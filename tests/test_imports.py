@@ -1,6 +1,9 @@
 """The import contract (issue 21; README, "Where things are"): imports go one way.
 
-    pipeline/formats/  <-  pipeline/  <-  explorer/  <-  pages/, app.py
+    pipeline:  formats <- core <- ingest, embed, model <- analysis, evaluation <- build, export <- cli
+    explorer:  state <- services <- ui          (the whole pipeline <- explorer <- pages/, app.py)
+
+Subpackages at the same level do not import each other (ingest, embed and model are siblings).
 
 Every product module's imports are read with `ast` (function-local ones included), without
 importing anything, so a broken arrow fails here in a second instead of as a circular-import error
@@ -16,28 +19,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("pipeline", "explorer", "pages")
 
-# The explorer's UI layer (the modules that draw, and Streamlit's caches and URL state: `caches`, `url_state`):
-# only they, the pages and app.py import Streamlit.
-EXPLORER_UI = {
-    "explorer.build_form",
-    "explorer.caches",
-    "explorer.buildview",
-    "explorer.compare_panels",
-    "explorer.filter_widgets",
-    "explorer.mapcomponent",
-    "explorer.panels",
-    "explorer.present",
-    "explorer.router",
-    "explorer.share",
-    "explorer.shell",
-    "explorer.tour_draft",
-    "explorer.trend_panels",
-    "explorer.url_state",
-}
+# The explorer's UI layer is explorer.ui.* (the modules that draw, and Streamlit's caches and URL
+# state): only it, the pages and app.py import Streamlit.
 
-# Lower layers never import higher ones. ``pipeline.formats`` (what the pipeline writes and the app
-# reads: the map's binary containers, the palette, short ids) is below the rest of the pipeline.
-LAYERS = {"pipeline.formats": 0, "pipeline": 1, "explorer": 2, "pages": 3, "app": 3}
+# Lower layers never import higher ones, and subpackages of one level do not import each other.
+LAYERS = {
+    "pipeline.formats": 0,  # what the pipeline writes and the app reads: the map's binary containers, palette, ids
+    "pipeline.core": 1,  # the artifact layout, reading/writing builds, settings, the manifest, progress
+    "pipeline.ingest": 2,
+    "pipeline.embed": 2,
+    "pipeline.model": 2,
+    "pipeline.analysis": 3,
+    "pipeline.evaluation": 3,
+    "pipeline.build": 4,
+    "pipeline.export": 4,
+    "pipeline.cli": 5,  # the command line, over every stage
+    "pipeline": 6,  # __main__: python -m pipeline
+    "explorer.state": 7,
+    "explorer.services": 8,
+    "explorer.ui": 9,
+    "explorer": 9,
+    "pages": 10,
+    "app": 10,
+}
 
 
 def _module_name(path: Path) -> str:
@@ -102,8 +106,13 @@ def _top(module: str) -> str:
     return module.split(".", 1)[0]
 
 
+def _home(module: str) -> str:
+    """The LAYERS entry a module belongs to (its subpackage, or its top-level package)."""
+    return next(p for p in sorted(LAYERS, key=len, reverse=True) if module == p or module.startswith(p + "."))
+
+
 def _layer(module: str) -> int:
-    return next(LAYERS[p] for p in sorted(LAYERS, key=len, reverse=True) if module == p or module.startswith(p + "."))
+    return LAYERS[_home(module)]
 
 
 def _is_project(name: str) -> bool:
@@ -156,10 +165,24 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def test_every_module_sits_in_a_subpackage():
+    # The stages are the folders: a module left at the top of pipeline/ or explorer/ has no layer.
+    loose = sorted(
+        m
+        for m, p in FILES.items()
+        if m.count(".") == 1
+        and p.name != "__init__.py"
+        and _top(m) in ("pipeline", "explorer")
+        and m != "pipeline.__main__"
+    )
+    assert not loose, f"modules outside the stage subpackages: {loose}"
+    assert set(LAYERS) >= {_home(m) for m in MODULES}
+
+
 def test_the_scan_sees_the_project():
     # A guard for the test itself: a resolver that missed every import would pass everything below.
-    assert {"pipeline.cli", "explorer.data", "pages.map", "app"} <= MODULES
-    assert "pipeline.schema" in _graph()["pipeline.build"]
+    assert {"pipeline.cli.cli", "explorer.state.data", "pages.map", "app"} <= MODULES
+    assert "pipeline.core.schema" in _graph()["pipeline.build.build"]
 
 
 def test_imports_go_down_the_layers():
@@ -167,10 +190,10 @@ def test_imports_go_down_the_layers():
         f"{module}:{line} imports {target}"
         for module, imports in IMPORTS.items()
         for target, line, _ in imports
-        if _is_project(target) and _layer(target) > _layer(module)
+        if _is_project(target) and _home(target) != _home(module) and _layer(target) >= _layer(module)
     ]
-    assert not upward, (
-        "imports that go up the layers (pipeline.formats <- pipeline <- explorer <- pages, app):\n" + "\n".join(upward)
+    assert not upward, "imports that go up the layers, or across to a sibling subpackage (see LAYERS):\n" + "\n".join(
+        upward
     )
 
 
@@ -191,8 +214,8 @@ def test_no_import_cycles():
 #: the dependency costs; like the dependency, they may be imported where they are used.
 WRAPS_HEAVY = {
     # Subclasses BERTopic (importing it imports BERTopic: seconds), and the build imports
-    # pipeline.represent at start, before it knows whether a model will be fitted or loaded.
-    "pipeline.bertopic_adapter": "bertopic",
+    # pipeline.model.represent at start, before it knows whether a model will be fitted or loaded.
+    "pipeline.model.bertopic_adapter": "bertopic",
 }
 
 
@@ -208,7 +231,7 @@ def test_project_modules_are_imported_at_the_top():
 
 def test_streamlit_is_imported_only_by_the_ui():
     users = {m for m, imports in IMPORTS.items() for t, _, _ in imports if _top(t) == "streamlit"}
-    ui = EXPLORER_UI | {m for m in MODULES if _top(m) in ("pages", "app")}
+    ui = {m for m in MODULES if _top(m) in ("pages", "app") or m.startswith("explorer.ui.")}
     outside = users - ui
     assert not outside, f"modules that are not UI import streamlit: {sorted(outside)}"
 
@@ -224,15 +247,15 @@ def test_the_readme_maps_every_folder():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Where things are", 1)[1].split("\n## ", 1)[0]
     packages = {f"{_module_name(p.parent).replace('.', '/')}/" for m, p in FILES.items() if p.name == "__init__.py"}
-    folders = {*packages, "pipeline/formats/", "pipeline/templates/", "pages/", "frontend/", "assets/", "tests/"}
+    folders = {*packages, "pipeline/formats/", "pipeline/export/templates/", "pages/", "frontend/", "assets/", "tests/"}
     missing = sorted(f for f in folders if f.rsplit("/", 2)[-2] + "/" not in section)
     assert not missing, f"README's 'Where things are' does not name {missing}"
 
 
 def test_only_app_py_imports_the_router():
-    # explorer.router draws the sidebar with every other UI module: anything below it importing it
+    # explorer.ui.router draws the sidebar with every other UI module: anything below it importing it
     # would close a circle through them.
-    importers = sorted({m for m, imports in IMPORTS.items() for t, _, _ in imports if t == "explorer.router"})
+    importers = sorted({m for m, imports in IMPORTS.items() for t, _, _ in imports if t == "explorer.ui.router"})
     assert importers == ["app"], importers
 
 
@@ -251,3 +274,24 @@ def test_no_module_imports_another_modules_private_names():
                     f"{module}:{node.lineno} {node.module}.{a.name}" for a in node.names if a.name.startswith("_")
                 ]
     assert not private, "private names imported from another module:\n" + "\n".join(private)
+
+
+#: A module a reader can hold in their head, and functions that fit on a screen (issue 21).
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_module_is_longer_than_a_reader_can_hold():
+    long = {m: n for m, p in FILES.items() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them along a seam): {long}"
+
+
+def test_no_function_is_longer_than_a_screen():
+    long = []
+    for module, path in FILES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{module}:{node.lineno} {node.name} ({lines} lines)")
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines:\n" + "\n".join(long)

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.clean import clean_text
-from pipeline.config import ColumnMap, IngestParams
-from pipeline.errors import InputError
-from pipeline.ingest import IngestResult, detect_format, ingest
-from pipeline.ingest_papers import MAX_MODEL_CHARS, PAPER_COLUMNS
-from pipeline.schema import INGEST_REPORT_COLUMNS
+from pipeline.core.config import ColumnMap, IngestParams
+from pipeline.core.errors import InputError
+from pipeline.core.schema import INGEST_REPORT_COLUMNS
+from pipeline.ingest.clean import clean_text
+from pipeline.ingest.ingest import IngestResult, detect_format, ingest
+from pipeline.ingest.ingest_papers import MAX_MODEL_CHARS, PAPER_COLUMNS
 
 INPUTS = Path(__file__).parent / "fixtures" / "inputs"
 SEEDS = Path(__file__).resolve().parent.parent / "assets" / "neurips2026"

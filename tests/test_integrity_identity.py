@@ -1,7 +1,7 @@
 """One identity for every cache.
 
 The build fingerprint follows the model's content (a changed model rebuilds, a moved one does
-not); in the app one key (``explorer.data.build_key``) identifies a build in every derived cache,
+not); in the app one key (``explorer.state.data.build_key``) identifies a build in every derived cache,
 so a corpus folder replaced by hand never serves the previous build's index, figures or export.
 """
 
@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from explorer import caches, data, downloads, mapcomponent, panels
-from pipeline import artifacts, schema
-from pipeline.build import build
-from pipeline.config import BuildConfig, EmbedParams
-from pipeline.embed_model import default_model_path, model_fingerprint
+from explorer.services import downloads
+from explorer.state import data
+from explorer.ui import caches, mapcomponent, panels
+from pipeline.build.build import build
+from pipeline.core import artifacts, schema
+from pipeline.core.config import BuildConfig, EmbedParams
+from pipeline.embed.embed_model import default_model_path, model_fingerprint
 from pipeline.formats.blobs import unpack
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
@@ -87,7 +89,7 @@ def test_a_changed_model_triggers_a_rebuild_and_a_moved_one_does_not(tmp_path):
 
 
 def test_the_app_refuses_queries_with_a_model_that_changed_since_the_build(small_artifacts, tmp_path):
-    from pipeline.errors import PipelineError
+    from pipeline.core.errors import PipelineError
 
     corpus = data.load_corpus(small_artifacts, "small")
     manifest = dataclasses.replace(

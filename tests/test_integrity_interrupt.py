@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.data import load_corpus
-from pipeline import artifacts, schema
-from pipeline.build import build
+from explorer.state.data import load_corpus
+from pipeline.build.build import build
+from pipeline.core import artifacts, schema
 from tests.conftest import ROOT, SMALL_CORPUS, TEST_ENCODER, fast_config
 
 DRIVER = ROOT / "tests" / "build_driver.py"

@@ -2,7 +2,7 @@
 prepares it too, on a fresh artifacts folder.
 
 Every builder must succeed, the export must be whole and left alone afterwards, and no later build
-embeds again: two command-line builds, and the app's build queue (``explorer.jobs``, the path a
+embeds again: two command-line builds, and the app's build queue (``explorer.services.jobs``, the path a
 browser upload takes) against a command-line build.
 The builders are real processes with the real model (its export takes about 8 s);
 ``tests/race_driver.py`` makes them enter the preparation at the same moment, so that they
@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from explorer import job_progress, job_queue, job_runner, jobs, uploads
-from explorer.access import Access
-from pipeline import artifacts
-from pipeline.build import build
-from pipeline.config import BuildConfig
-from pipeline.encoders import onnx_model_path
+from explorer.services import job_progress, job_queue, job_runner, jobs
+from explorer.state import uploads
+from explorer.state.access import Access
+from pipeline.build.build import build
+from pipeline.core import artifacts
+from pipeline.core.config import BuildConfig
+from pipeline.embed.encoders import onnx_model_path
 from tests.conftest import ROOT, SMALL_CORPUS
 
 pytestmark = pytest.mark.real_model

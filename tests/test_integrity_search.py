@@ -10,9 +10,11 @@ import shutil
 import numpy as np
 import pytest
 
-from explorer import caches, data, search
-from pipeline import artifacts
-from pipeline.encoders import OnnxEncoder, TorchEncoder
+from explorer.services import search
+from explorer.state import data
+from explorer.ui import caches
+from pipeline.core import artifacts
+from pipeline.embed.encoders import OnnxEncoder, TorchEncoder
 from tests.test_pages import link_params, main_links, run
 from tests.test_share import files_under
 

@@ -11,9 +11,10 @@ import shutil
 
 import pytest
 
-from pipeline import artifacts, cli, schema
-from pipeline.build import build, fingerprint
-from pipeline.config import (
+from pipeline.build.build import build, fingerprint
+from pipeline.cli import cli
+from pipeline.core import artifacts, schema
+from pipeline.core.config import (
     SECTIONS,
     SPEED_ONLY,
     BuildConfig,
@@ -23,25 +24,29 @@ from pipeline.config import (
     StabilityParams,
     UmapParams,
 )
-from pipeline.errors import PipelineError
-from pipeline.settings import config_from_manifest, load_config, with_overrides
+from pipeline.core.errors import PipelineError
+from pipeline.core.settings import config_from_manifest, load_config, with_overrides
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 
 @pytest.fixture
 def no_work(monkeypatch):
     """Fail the test if an input is read or a text embedded."""
-    import pipeline.build
-    import pipeline.build_embedding
-    import pipeline.cli_corpus
-    import pipeline.ingest
+    import pipeline.build.build
+    import pipeline.build.build_embedding
+    import pipeline.cli.cli_corpus
+    import pipeline.ingest.ingest
 
     def forbidden(*args, **kwargs):
         raise AssertionError("an input was read or a text embedded before the settings were checked")
 
-    for module in (pipeline.ingest, pipeline.build, pipeline.cli_corpus):  # where it is defined and where it is called
+    for module in (
+        pipeline.ingest.ingest,
+        pipeline.build.build,
+        pipeline.cli.cli_corpus,
+    ):  # where it is defined and where it is called
         monkeypatch.setattr(module, "ingest", forbidden)
-    for module in (pipeline.build_embedding, pipeline.cli_corpus):
+    for module in (pipeline.build.build_embedding, pipeline.cli.cli_corpus):
         monkeypatch.setattr(module, "embed_texts", forbidden)
 
 
@@ -192,20 +197,21 @@ def test_a_manifest_with_bad_settings_is_refused_where_it_is_read(
     err = capsys.readouterr().err
     assert str(manifest_path) in err and expected in err and "--refit" in err, err
     # an incremental build would reuse them: refused before any input is read
-    import pipeline.build
+    import pipeline.build.build
 
-    real_ingest = pipeline.build.ingest
-    monkeypatch.setattr(pipeline.build, "ingest", lambda *a, **k: pytest.fail("input read before the check"))
+    real_ingest = pipeline.build.build.ingest
+    monkeypatch.setattr(pipeline.build.build, "ingest", lambda *a, **k: pytest.fail("input read before the check"))
     with pytest.raises(PipelineError, match=expected.replace("(", r"\(").replace(")", r"\)")):
         build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER)
     # a refit does not reuse them, and replaces the build
-    monkeypatch.setattr(pipeline.build, "ingest", real_ingest)
+    monkeypatch.setattr(pipeline.build.build, "ingest", real_ingest)
     assert build([SMALL_CORPUS], "small", root, fast_config(), encoder=TEST_ENCODER, refit=True).mode == "full"
     config_from_manifest(artifacts.read_manifest(artifacts.corpus_path(root, "small")), "rebuilt")
 
 
 def test_the_app_never_reaches_the_hashing_encoder_through_a_manifest(small_artifacts, tmp_path):
-    from explorer import caches, data
+    from explorer.state import data
+    from explorer.ui import caches
 
     root = tmp_path / "art"
     shutil.copytree(small_artifacts, root, symlinks=True)
@@ -217,11 +223,11 @@ def test_the_app_never_reaches_the_hashing_encoder_through_a_manifest(small_arti
 
 
 def test_the_readme_lists_every_setting_with_what_it_accepts():
-    from pipeline import config
+    from pipeline.core import config
     from tests.conftest import ROOT
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("<!-- settings-allowed:start -->\n", 1)[1].split("\n<!-- settings-allowed:end -->", 1)[0]
     assert block == config.readme_table(), (
-        "README's settings table is out of date: regenerate it from pipeline.config.readme_table()"
+        "README's settings table is out of date: regenerate it from pipeline.core.config.readme_table()"
     )

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline import artifacts
-from pipeline.embed import embed_texts
-from pipeline.embed_store import SMALL_SHARD, EmbeddingStore, text_hash
-from pipeline.encoders import HashingEncoder
-from pipeline.stage_cache import StageCache
+from pipeline.build.stage_cache import StageCache
+from pipeline.core import artifacts
+from pipeline.embed.embed import embed_texts
+from pipeline.embed.embed_store import SMALL_SHARD, EmbeddingStore, text_hash
+from pipeline.embed.encoders import HashingEncoder
 from tests.conftest import ROOT, SMALL_CORPUS
 
 PY = sys.executable
@@ -52,9 +52,9 @@ WRITER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from pipeline.config import EmbedParams
-    from pipeline.encoders import HashingEncoder
-    from pipeline.embed import embed_texts
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.encoders import HashingEncoder
+    from pipeline.embed.embed import embed_texts
 
     go, cache, prefix, rounds, size = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
     while not go.exists():
@@ -177,7 +177,7 @@ def test_an_interrupted_add_leaves_no_partial_shard(tmp_path, monkeypatch):
     def interrupted(src, dst):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("pipeline.embed_store.os.replace", interrupted)
+    monkeypatch.setattr("pipeline.embed.embed_store.os.replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         store.add([text_hash("b")], np.ones((1, 4), np.float32))
     monkeypatch.undo()
@@ -186,9 +186,9 @@ def test_an_interrupted_add_leaves_no_partial_shard(tmp_path, monkeypatch):
 
 
 def test_embed_texts_keeps_what_it_computed_before_an_interrupt(tmp_path, monkeypatch):
-    import pipeline.embed
+    import pipeline.embed.embed
 
-    monkeypatch.setattr(pipeline.embed, "CHECKPOINT_TEXTS", 10)
+    monkeypatch.setattr(pipeline.embed.embed, "CHECKPOINT_TEXTS", 10)
     calls = []
 
     class Failing(HashingEncoder):
@@ -199,21 +199,21 @@ def test_embed_texts_keeps_what_it_computed_before_an_interrupt(tmp_path, monkey
             return super().encode(texts, progress)
 
     texts = _texts("x", 35)
-    params = pipeline.embed.EmbedParams(batch_size=5)  # checkpoints: whole batches, here every 10 texts
+    params = pipeline.embed.embed.EmbedParams(batch_size=5)  # checkpoints: whole batches, here every 10 texts
     with pytest.raises(KeyboardInterrupt):
         embed_texts(texts, params, tmp_path, encoder=Failing())
     again = embed_texts(texts, params, tmp_path, encoder=HashingEncoder())
     assert again.cached == 20 and again.computed == 15
     assert calls == [10, 10, 10]
     steps = []
-    monkeypatch.setattr(pipeline.embed, "CHECKPOINT_TEXTS", 10)
+    monkeypatch.setattr(pipeline.embed.embed, "CHECKPOINT_TEXTS", 10)
 
     class Counting(HashingEncoder):
         def encode(self, texts, progress=None):
             steps.append(len(texts))
             return super().encode(texts, progress)
 
-    embed_texts(_texts("y", 35), pipeline.embed.EmbedParams(batch_size=4), tmp_path, encoder=Counting())
+    embed_texts(_texts("y", 35), pipeline.embed.embed.EmbedParams(batch_size=4), tmp_path, encoder=Counting())
     assert steps == [8, 8, 8, 8, 3]  # 10 rounded down to whole batches of 4
 
 
@@ -226,7 +226,7 @@ STAGE_WRITER = textwrap.dedent(
     import sys, time
     import numpy as np
     from pathlib import Path
-    from pipeline.stage_cache import StageCache
+    from pipeline.build.stage_cache import StageCache
 
     go, cache, me = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
     while not go.exists():
@@ -261,9 +261,9 @@ BUILD = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from pipeline.build import build
-    from pipeline.config import BuildConfig
-    from pipeline.encoders import HashingEncoder
+    from pipeline.build.build import build
+    from pipeline.core.config import BuildConfig
+    from pipeline.embed.encoders import HashingEncoder
 
     go, root, name, src = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], Path(sys.argv[4])
     while not go.exists():
@@ -280,7 +280,7 @@ def test_two_builds_sharing_one_cache_at_once_both_succeed(tmp_path):
     root = tmp_path / "art"
     procs = _start_together(BUILD, [[str(root), name, str(src)] for name in ("one", "two")], tmp_path)
     _wait(procs)
-    from explorer.data import load_corpus
+    from explorer.state.data import load_corpus
 
     one, two = load_corpus(root, "one"), load_corpus(root, "two")
     assert one.n_papers == two.n_papers == 7

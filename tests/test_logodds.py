@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pipeline.logodds import log_odds
+from pipeline.model.logodds import log_odds
 
 
 def test_a_word_used_evenly_scores_near_zero_however_frequent():

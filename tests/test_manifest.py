@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from pipeline import artifacts, schema
-from pipeline.errors import PipelineError
-from pipeline.manifest import Counts, EmbeddingInfo, Manifest, Stage
-from pipeline.settings import config_from_manifest
+from pipeline.core import artifacts, schema
+from pipeline.core.errors import PipelineError
+from pipeline.core.manifest import Counts, EmbeddingInfo, Manifest, Stage
+from pipeline.core.settings import config_from_manifest
 
 
 def test_a_written_manifest_round_trips_to_the_same_json(small_artifacts):

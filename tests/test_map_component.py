@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import mapview
+from explorer.services import mapview
 from pipeline.formats.blobs import point_spacing, points_blob
 
 pytestmark = pytest.mark.browser

@@ -19,8 +19,9 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import access, caches
-from pipeline import artifacts, schema
+from explorer.state import access
+from explorer.ui import caches
+from pipeline.core import artifacts, schema
 from pipeline.formats.blobs import MAGIC, unpack
 from pipeline.formats.ids import short_id
 
@@ -429,8 +430,8 @@ def test_no_corpus_at_all(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def sample_root(tmp_path_factory) -> Path:
     """Only the bundled sample (built with the test encoder), as a newcomer's first start has it."""
-    from pipeline.build import build
-    from pipeline.inputs import default_inputs
+    from pipeline.build.build import build
+    from pipeline.core.inputs import default_inputs
     from tests.conftest import TEST_ENCODER, fast_config
 
     root = tmp_path_factory.mktemp("sample")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import tours
+from explorer.state import tours
 from tests.test_browser import Tab, serve
 from tests.test_chart_layout_browser import _overlap
 

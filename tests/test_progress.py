@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from pipeline.progress import Reporter, StageClock, format_seconds
+from pipeline.core.progress import Reporter, StageClock, format_seconds
 
 
 def test_counter_reports_counts_eta_and_finishes_once():

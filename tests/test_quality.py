@@ -14,12 +14,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, cli, schema
-from pipeline.config import BuildConfig, ClusterParams, StabilityParams
-from pipeline.evaluate import keyword_problem
-from pipeline.label_candidates import is_generic
-from pipeline.quality import evaluate
-from pipeline.quality_report import METHODS
+from pipeline.cli import cli
+from pipeline.core import artifacts, schema
+from pipeline.core.config import BuildConfig, ClusterParams, StabilityParams
+from pipeline.evaluation.evaluate import keyword_problem
+from pipeline.evaluation.quality import evaluate
+from pipeline.evaluation.quality_report import METHODS
+from pipeline.model.label_candidates import is_generic
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -84,8 +85,8 @@ def test_evaluate_rejects_unknown_methods_and_mismatched_rows():
 
 
 def test_ctfidf_words_are_the_keywords_of_the_build(small_artifacts):
-    from pipeline.represent import ctfidf_words
-    from pipeline.vocab import doc_terms
+    from pipeline.model.represent import ctfidf_words
+    from pipeline.model.vocab import doc_terms
 
     folder = artifacts.corpus_path(small_artifacts, "small")
     papers = artifacts.read_table(folder, schema.PAPERS).sort_values("row")
@@ -153,7 +154,7 @@ def test_build_measures_each_topics_stability(small_artifacts):
 
 
 def test_stability_is_skipped_above_the_size_limit_and_on_request(tmp_path):
-    from pipeline.build import build
+    from pipeline.build.build import build
 
     config = dataclasses.replace(fast_config(), stability=StabilityParams(max_papers=50))
     build([SMALL_CORPUS], "big", tmp_path, config, encoder=TEST_ENCODER)
@@ -168,7 +169,7 @@ def test_stability_is_skipped_above_the_size_limit_and_on_request(tmp_path):
 def test_stability_from_a_background_process_equals_the_one_computed_in_the_build(
     small_artifacts, tmp_path, monkeypatch
 ):
-    import pipeline.build as build_module
+    import pipeline.build.build as build_module
 
     _background_everywhere(monkeypatch)
     # A spawned process re-runs the parent's main script; AppTest tests earlier in this process
@@ -184,7 +185,7 @@ def test_stability_from_a_background_process_equals_the_one_computed_in_the_buil
 
 
 def test_a_background_process_that_dies_costs_time_not_the_stability(small_artifacts, tmp_path, monkeypatch):
-    import pipeline.build as build_module
+    import pipeline.build.build as build_module
 
     _background_everywhere(monkeypatch)
     script = tmp_path / "main_that_dies.py"
@@ -202,8 +203,8 @@ def test_a_background_process_that_dies_costs_time_not_the_stability(small_artif
 
 
 def _background_everywhere(monkeypatch):
-    import pipeline.build_fit as build_fit
-    import pipeline.stability_job as job_module
+    import pipeline.build.build_fit as build_fit
+    import pipeline.build.stability_job as job_module
 
     monkeypatch.setattr(build_fit, "BACKGROUND_MIN_PAPERS", 1)
     monkeypatch.setattr(job_module.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)
@@ -214,7 +215,7 @@ def _background_everywhere(monkeypatch):
 
 @pytest.fixture(scope="module")
 def ijcai_root(tmp_path_factory):
-    from pipeline.build import build
+    from pipeline.build.build import build
 
     root = tmp_path_factory.mktemp("ijcai")
     summary = build([IJCAI_LABELLED], "ijcai", root, BuildConfig())
@@ -284,8 +285,8 @@ def _groups(n_per: int = 200, k: int = 4, dim: int = 48, seed: int = 0):
 def test_graph_clustering_finds_the_groups_and_repeats_itself_for_a_seed():
     from sklearn.metrics import adjusted_rand_score
 
-    from pipeline.cluster import cluster
-    from pipeline.reduce import shared_knn
+    from pipeline.model.cluster import cluster
+    from pipeline.model.reduce import shared_knn
 
     x, truth = _groups()
     knn = shared_knn(x, BuildConfig().umap)
@@ -302,9 +303,9 @@ def test_graph_clustering_finds_the_groups_and_repeats_itself_for_a_seed():
 def test_runs_that_each_leave_a_fifth_out_still_find_the_groups_and_repeat_for_a_seed():
     from sklearn.metrics import adjusted_rand_score
 
-    from pipeline import cluster as C
-    from pipeline import cluster_consensus
-    from pipeline.reduce import shared_knn
+    from pipeline.model import cluster as C
+    from pipeline.model import cluster_consensus
+    from pipeline.model.reduce import shared_knn
 
     x, truth = _groups(seed=3)
     knn = shared_knn(x, BuildConfig().umap)[0]
@@ -322,7 +323,7 @@ def test_runs_that_each_leave_a_fifth_out_still_find_the_groups_and_repeat_for_a
 
 
 def test_shared_neighbour_weights_count_common_neighbours_and_skip_missing_ones():
-    from pipeline.cluster_graph import snn_edges
+    from pipeline.model.cluster_graph import snn_edges
 
     knn = np.array([[0, 1, 2], [1, 0, 2], [2, 1, -1], [3, 2, 1]])
     a, b, w = snn_edges(knn)
@@ -331,14 +332,14 @@ def test_shared_neighbour_weights_count_common_neighbours_and_skip_missing_ones(
 
 
 def test_canonical_labels_number_topics_by_size_then_first_paper():
-    from pipeline.cluster_refine import canonical_labels
+    from pipeline.model.cluster_refine import canonical_labels
 
     out = canonical_labels(np.array([7, 3, 3, -1, 7, 5, 5, 5]))
     np.testing.assert_array_equal(out, [1, 2, 2, -1, 1, 0, 0, 0])
 
 
 def test_top_k_breaks_ties_by_index():
-    from pipeline.ranking import top_k
+    from pipeline.core.ranking import top_k
 
     scores = np.array([[1.0, 3.0, 3.0, 3.0, 0.0, 3.0], [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]])
     np.testing.assert_array_equal(top_k(scores, 2), [[1, 2], [0, 1]])
@@ -346,9 +347,9 @@ def test_top_k_breaks_ties_by_index():
 
 
 def test_resampled_runs_leave_papers_out_and_stability_compares_only_shared_papers():
-    from pipeline.evaluate import ABSENT, stability, topic_stability
-    from pipeline.quality import resampled_clustering
-    from pipeline.reduce import shared_knn
+    from pipeline.evaluation.evaluate import ABSENT, stability, topic_stability
+    from pipeline.evaluation.quality import resampled_clustering
+    from pipeline.model.reduce import shared_knn
 
     x, truth = _groups(n_per=150)
     config = dataclasses.replace(BuildConfig(), cluster=ClusterParams(n_topics=4, runs=3))
@@ -368,7 +369,7 @@ def test_resampled_runs_leave_papers_out_and_stability_compares_only_shared_pape
 _EMULATED_BUILD = """
 import dataclasses, sys
 from pathlib import Path
-from pipeline.build import build
+from pipeline.build.build import build
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 build([SMALL_CORPUS], "small", Path(sys.argv[1]), fast_config(method="graph"), encoder=TEST_ENCODER)
 """
@@ -382,7 +383,7 @@ def test_another_processor_builds_the_same_topics_keywords_and_labels(tmp_path):
 
     from sklearn.metrics import adjusted_rand_score
 
-    from pipeline.build import build
+    from pipeline.build.build import build
 
     build([SMALL_CORPUS], "small", tmp_path / "here", fast_config(method="graph"), encoder=TEST_ENCODER)
     env = os.environ | {"NUMBA_CPU_NAME": "generic", "NPY_DISABLE_CPU_FEATURES": "AVX512_SPR AVX512_ICL X86_V4"}
@@ -404,8 +405,8 @@ def test_another_processor_builds_the_same_topics_keywords_and_labels(tmp_path):
 _EMULATED_DEFAULT_BUILD = """
 import sys
 from pathlib import Path
-from pipeline.build import build
-from pipeline.inputs import default_inputs
+from pipeline.build.build import build
+from pipeline.core.inputs import default_inputs
 build(default_inputs(), "neurips2026", Path(sys.argv[1]))
 """
 
@@ -415,8 +416,8 @@ def test_bundled_corpus_has_six_readable_topics_the_same_on_another_processor(tm
     import os
     import subprocess
 
-    from pipeline.build import build
-    from pipeline.inputs import default_inputs
+    from pipeline.build.build import build
+    from pipeline.core.inputs import default_inputs
 
     build(default_inputs(), "neurips2026", tmp_path / "here", BuildConfig())
     env = os.environ | {"NUMBA_CPU_NAME": "generic", "NPY_DISABLE_CPU_FEATURES": "AVX512_SPR AVX512_ICL X86_V4"}
@@ -444,7 +445,7 @@ def test_bundled_corpus_has_six_readable_topics_the_same_on_another_processor(tm
 
 
 def test_refining_moves_a_paper_to_the_topic_it_is_most_like_and_leaves_outliers_alone():
-    from pipeline.cluster_refine import refine
+    from pipeline.model.cluster_refine import refine
 
     x, truth = _groups(n_per=60, k=3)
     labels = truth.copy()
@@ -460,7 +461,7 @@ def test_refining_moves_a_paper_to_the_topic_it_is_most_like_and_leaves_outliers
 
 
 def test_refining_breaks_a_tie_towards_the_smaller_topic():
-    from pipeline.cluster_refine import refine
+    from pipeline.model.cluster_refine import refine
 
     s = np.sqrt(0.5)
     x = np.array([[1.0, 0.0], [0.0, 1.0], [s, s], [s, s]], dtype=np.float32)
@@ -471,8 +472,8 @@ def test_refining_breaks_a_tie_towards_the_smaller_topic():
 def test_a_term_weighs_by_the_papers_using_it_not_by_one_papers_repeats():
     from scipy import sparse
 
-    from pipeline.represent import ctfidf_words
-    from pipeline.vocab import DocTerms
+    from pipeline.model.represent import ctfidf_words
+    from pipeline.model.vocab import DocTerms
 
     terms = np.array(["haphazard", "other", "transformers", "voting"], dtype=object)
     counts = np.zeros((10, 4), dtype=np.int32)
@@ -489,8 +490,8 @@ def test_a_term_weighs_by_the_papers_using_it_not_by_one_papers_repeats():
 def test_a_word_every_topic_of_the_corpus_uses_is_no_label_on_its_own():
     # "observed" is in every paper of this topic, but the corpus's other topics use it as often:
     # its lift against the corpus is 1, so it names nothing; "scene graphs" is this topic's own.
-    from pipeline.label_candidates import TopicTerms, topic_text
-    from pipeline.labels import Background, make_labels
+    from pipeline.model.label_candidates import TopicTerms, topic_text
+    from pipeline.model.labels import Background, make_labels
 
     docs = [f"Scene graphs of rooms, as observed in study {i}." for i in range(3)] + [
         f"We observed that robots see scene graphs {i}." for i in range(3)
@@ -507,7 +508,7 @@ def test_a_word_every_topic_of_the_corpus_uses_is_no_label_on_its_own():
     assert make_labels({0: topic})[0] == "observed"
     # a corpus too small to measure it (here 18 papers) takes the broad background: the word stems
     # every NeurIPS subfield uses alike, "observed" among them
-    from pipeline.label_candidates import SMALL_CORPUS, is_spread
+    from pipeline.model.label_candidates import SMALL_CORPUS, is_spread
 
     assert len(docs + others) < SMALL_CORPUS and is_spread("observed") and not is_spread("scene graphs")
 
@@ -530,10 +531,10 @@ def test_ijcai_labels_are_used_by_their_papers_distinct_and_retrieve_their_topic
     """Issue 20's label measures on the build of 1,603 labelled IJCAI papers (real model): most of
     a topic's papers use its label's words, a large topic whose label few use is marked weak, no
     label holds another's words, and each label, embedded, is nearest its own topic."""
-    from pipeline.cluster_refine import centroids
-    from pipeline.embed import embed_texts
-    from pipeline.evaluate import label_scores
-    from pipeline.label_evidence import is_weak
+    from pipeline.embed.embed import embed_texts
+    from pipeline.evaluation.evaluate import label_scores
+    from pipeline.model.cluster_refine import centroids
+    from pipeline.model.label_evidence import is_weak
 
     folder = artifacts.corpus_path(ijcai_root, "ijcai")
     papers = artifacts.read_table(folder, schema.PAPERS).sort_values("row")

@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.config import EmbedParams
-from pipeline.embed import embed_texts
-from pipeline.embed_store import EmbeddingStore, text_hash
-from pipeline.encoders import HashingEncoder, OnnxEncoder
-from pipeline.engines import ray_engine
-from pipeline.engines.ray_engine import RayEngine, RayParams, plan_batches
-from pipeline.errors import PipelineError
+from pipeline.core.config import EmbedParams
+from pipeline.core.errors import PipelineError
+from pipeline.embed import ray_engine
+from pipeline.embed.embed import embed_texts
+from pipeline.embed.embed_store import EmbeddingStore, text_hash
+from pipeline.embed.encoders import HashingEncoder, OnnxEncoder
+from pipeline.embed.ray_engine import RayEngine, RayParams, plan_batches
 from tests.conftest import SMALL_CORPUS, fast_config
 
 PARAMS = EmbedParams()
@@ -72,7 +72,7 @@ def test_planned_batches_are_the_local_engines_batches(tmp_path):
 def test_gpu_provider_is_asked_for_when_onnxruntime_has_cuda(monkeypatch):
     import onnxruntime as ort
 
-    from pipeline import encoders
+    from pipeline.embed import encoders
 
     asked = []
 
@@ -160,7 +160,7 @@ def test_nodes_that_cannot_see_the_shards_are_named(monkeypatch):
 
 
 def test_ray_flags_without_the_ray_engine_are_an_error(capsys):
-    from pipeline.cli import main
+    from pipeline.cli.cli import main
 
     assert main(["build", str(SMALL_CORPUS), "--ray-workers", "2"]) == 1
     assert "--ray-workers only apply with --engine ray" in capsys.readouterr().err
@@ -177,8 +177,8 @@ def test_bad_ray_settings_are_named():
 
 
 def test_cli_flags_make_the_ray_engine():
-    from pipeline.cli import make_parser
-    from pipeline.cli_build import _engine
+    from pipeline.cli.cli import make_parser
+    from pipeline.cli.cli_build import _engine
 
     args = make_parser().parse_args(["build", "x.csv"])
     assert _engine(args) is None  # the local engine: Ray is not even imported
@@ -193,7 +193,7 @@ def test_build_starts_and_stops_its_own_local_ray(tmp_path):
     """The ray engine without an address starts a local Ray, embeds, writes the cache, shuts Ray down."""
     import ray
 
-    from pipeline.build import build
+    from pipeline.build.build import build
 
     assert not ray.is_initialized()
     print_before = builtins.print
@@ -244,7 +244,7 @@ def test_ray_gives_the_local_vectors_and_fills_the_same_cache(local_ray, tmp_pat
 
 
 def test_build_with_the_ray_engine_then_a_local_build_embeds_nothing(local_ray, tmp_path):
-    from pipeline.build import build
+    from pipeline.build.build import build
 
     root = tmp_path / "art"
     engine = RayEngine(RayParams(shard_texts=40))

@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, schema
-from pipeline.build import build
-from pipeline.cluster_params import AUTO_GRAPH_MIN, resolve_params
-from pipeline.config import BuildConfig, EmbedParams
-from pipeline.inputs import default_inputs
+from pipeline.build.build import build
+from pipeline.core import artifacts, schema
+from pipeline.core.config import BuildConfig, EmbedParams
+from pipeline.core.inputs import default_inputs
+from pipeline.model.cluster_params import AUTO_GRAPH_MIN, resolve_params
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.real_model
@@ -134,7 +134,7 @@ def test_label_words_are_the_topic_papers_own(mixed):
 
 
 def test_keywords_have_no_latex_url_number_or_stop_word_fragments(seeds_root):
-    from pipeline.vocab import stop_words
+    from pipeline.model.vocab import stop_words
 
     _, _, topics = _tables(seeds_root)
     stops = set(stop_words())
@@ -161,7 +161,7 @@ def test_two_builds_give_the_same_topics(seeds_root, tmp_path):
 
 
 def test_onnx_int8_vectors_match_sentence_transformers(seeds_root):
-    from pipeline.encoders import load_encoder
+    from pipeline.embed.encoders import load_encoder
 
     _, papers, _ = _tables(seeds_root)
     texts = papers["model_text"].tolist()

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from pipeline.represent import _topic_terms
-from pipeline.vocab import DocTerms
+from pipeline.model.represent import _topic_terms
+from pipeline.model.vocab import DocTerms
 
 
 def _dense_topic_terms(topic_ids, doc_topics, dt, ctfidf, ctfidf_terms, n_terms):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from pipeline.config import BuildConfig, ClusterParams, UmapParams
+from pipeline.core.config import BuildConfig, ClusterParams, UmapParams
 
 
 def _unit(rng, n: int, dim: int = 16) -> np.ndarray:
@@ -34,7 +34,7 @@ def test_knn_graph_is_exact_up_to_the_threshold_and_approximate_beyond(monkeypat
     import sys
     import types
 
-    from pipeline import reduce
+    from pipeline.model import reduce
 
     x = _blobs(np.random.default_rng(0), 600)
     exact_idx, exact_dist = reduce.exact_knn(x, 16)
@@ -57,7 +57,7 @@ def test_knn_graph_is_exact_up_to_the_threshold_and_approximate_beyond(monkeypat
 
 
 def test_knn_recall_is_one_for_the_exact_graph_and_counts_what_is_missing():
-    from pipeline.reduce import exact_knn, knn_recall
+    from pipeline.model.reduce import exact_knn, knn_recall
 
     x = _unit(np.random.default_rng(1), 400)
     idx, _ = exact_knn(x, 10)
@@ -68,12 +68,12 @@ def test_knn_recall_is_one_for_the_exact_graph_and_counts_what_is_missing():
 
 
 def test_an_approximate_build_records_the_graph_and_its_recall(tmp_path):
-    from pipeline.build import build
-    from pipeline.encoders import HashingEncoder
+    from pipeline.build.build import build
+    from pipeline.embed.encoders import HashingEncoder
 
     config = dataclasses.replace(BuildConfig(), umap=dataclasses.replace(UmapParams(), exact_knn_max=50, n_epochs=20))
     summary = build([_fixture()], "approx", tmp_path, config, encoder=HashingEncoder())
-    from pipeline import artifacts
+    from pipeline.core import artifacts
 
     manifest = artifacts.read_manifest(summary.folder.resolve() if summary.folder.is_symlink() else summary.folder)
     knn = manifest.knn
@@ -95,8 +95,8 @@ def _fixture():
 
 
 def test_embeddings_and_projections_are_read_memory_mapped(tmp_path):
-    from pipeline.reduce import Projection
-    from pipeline.writer import save_embeddings
+    from pipeline.build.writer import save_embeddings
+    from pipeline.model.reduce import Projection
 
     x = _unit(np.random.default_rng(2), 50)
     mapped = save_embeddings(tmp_path, x)
@@ -111,9 +111,9 @@ def test_embeddings_and_projections_are_read_memory_mapped(tmp_path):
 
 
 def test_a_full_build_reads_its_embeddings_from_the_build_folder(tmp_path, monkeypatch):
-    from pipeline import build as build_module
-    from pipeline import build_fit
-    from pipeline.encoders import HashingEncoder
+    from pipeline.build import build as build_module
+    from pipeline.build import build_fit
+    from pipeline.embed.encoders import HashingEncoder
 
     seen = []
     real = build_fit.reduce_cached
@@ -125,7 +125,7 @@ def test_a_full_build_reads_its_embeddings_from_the_build_folder(tmp_path, monke
 
 
 def test_stage_cache_keys_hash_arrays_in_place_as_their_bytes():
-    from pipeline.stage_cache import array_digest
+    from pipeline.build.stage_cache import array_digest
 
     x = np.random.default_rng(3).normal(size=(300, 7)).astype(np.float32)
     assert array_digest(x).hexdigest() == hashlib.sha256(x.tobytes()).hexdigest()
@@ -137,7 +137,7 @@ def test_stage_cache_keys_hash_arrays_in_place_as_their_bytes():
 
 
 def test_smoothing_never_makes_a_dense_papers_by_topics_array_and_votes_as_before(monkeypatch):
-    from pipeline.cluster_refine import smooth
+    from pipeline.model.cluster_refine import smooth
 
     rng = np.random.default_rng(4)
     n, k = 2000, 12
@@ -163,7 +163,7 @@ def test_smoothing_never_makes_a_dense_papers_by_topics_array_and_votes_as_befor
 
 
 def test_shared_neighbour_weights_count_common_neighbours_as_every_pair_compared():
-    from pipeline.cluster_graph import snn_edges
+    from pipeline.model.cluster_graph import snn_edges
 
     rng = np.random.default_rng(5)
     n, k = 500, 11
@@ -181,7 +181,7 @@ def test_shared_neighbour_weights_count_common_neighbours_as_every_pair_compared
 
 
 def test_centroids_and_merges_are_those_of_the_per_cluster_masks():
-    from pipeline.cluster_refine import centroids, merge_to
+    from pipeline.model.cluster_refine import centroids, merge_to
 
     rng = np.random.default_rng(6)
     x = _unit(rng, 3000, 12)
@@ -197,7 +197,7 @@ def test_centroids_and_merges_are_those_of_the_per_cluster_masks():
 
 
 def test_topic_distribution_in_blocks_equals_the_whole_array(monkeypatch):
-    from pipeline import place
+    from pipeline.model import place
 
     rng = np.random.default_rng(7)
     x, t = _unit(rng, 1000), _unit(rng, 23)
@@ -212,8 +212,8 @@ def test_topic_distribution_in_blocks_equals_the_whole_array(monkeypatch):
 
 
 def test_the_vocabulary_of_a_sample_counts_exactly_and_matches_the_whole_when_the_sample_is_whole(monkeypatch):
-    from pipeline import vocab
-    from pipeline.ingest import ingest
+    from pipeline.ingest.ingest import ingest
+    from pipeline.model import vocab
 
     texts = ingest([_fixture().parent / "ijcai_labelled.jsonl.gz"]).papers["model_text"].tolist()
     whole = vocab.doc_terms(texts, min_df=3)
@@ -234,7 +234,7 @@ def test_the_vocabulary_of_a_sample_counts_exactly_and_matches_the_whole_when_th
 
 
 def test_leiden_runs_adapt_to_the_corpus_size_unless_set():
-    from pipeline.cluster_params import default_runs, resolve_params
+    from pipeline.model.cluster_params import default_runs, resolve_params
 
     assert [default_runs(n) for n in (500, 18_661, 20_000, 100_000, 1_000_000)] == [40, 21, 20, 9, 3]
     assert resolve_params(ClusterParams(), 100_000).runs == 9
@@ -244,12 +244,12 @@ def test_leiden_runs_adapt_to_the_corpus_size_unless_set():
 def test_a_large_graph_reaches_igraph_through_the_edge_list_reader_unchanged(monkeypatch):
     import igraph as ig
 
-    from pipeline import cluster
+    from pipeline.model import cluster_graph
 
     rng = np.random.default_rng(8)
     a, b = np.sort(rng.integers(0, 990, 5000)), rng.integers(0, 990, 5000)
-    monkeypatch.setattr(cluster, "EDGE_LIST_MIN", 1000)
-    graph = cluster._igraph(1000, a, b)  # the last ten papers have no edge: still vertices
+    monkeypatch.setattr(cluster_graph, "EDGE_LIST_MIN", 1000)
+    graph = cluster_graph._igraph(1000, a, b)  # the last ten papers have no edge: still vertices
     direct = ig.Graph(n=1000, edges=np.column_stack([a, b]))
     assert graph.vcount() == 1000 and graph.get_edgelist() == direct.get_edgelist()
 
@@ -257,10 +257,10 @@ def test_a_large_graph_reaches_igraph_through_the_edge_list_reader_unchanged(mon
 def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_joined_texts(tmp_path, monkeypatch):
     import pandas as pd
 
-    from pipeline.build import build
-    from pipeline.encoders import HashingEncoder
-    from pipeline.represent import ctfidf_words
-    from pipeline.vocab import doc_terms
+    from pipeline.build.build import build
+    from pipeline.embed.encoders import HashingEncoder
+    from pipeline.model.represent import ctfidf_words
+    from pipeline.model.vocab import doc_terms
 
     lengths = []
     from sklearn.feature_extraction.text import CountVectorizer
@@ -282,11 +282,12 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
 def test_adding_papers_adds_their_counts_to_the_stored_ones_without_recounting(tmp_path, monkeypatch):
     import pandas as pd
 
-    from pipeline import artifacts, build_fit, schema
-    from pipeline import vocab as vocab_module
-    from pipeline.build import build
-    from pipeline.encoders import HashingEncoder
-    from pipeline.vocab import make_vectorizer
+    from pipeline.build import build_fit
+    from pipeline.build.build import build
+    from pipeline.core import artifacts, schema
+    from pipeline.embed.encoders import HashingEncoder
+    from pipeline.model import vocab as vocab_module
+    from pipeline.model.vocab import make_vectorizer
 
     lines = _fixture().read_text(encoding="utf-8").splitlines(keepends=True)
     first, extra = tmp_path / "first.jsonl", tmp_path / "extra.jsonl"

@@ -19,11 +19,14 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import access, caches, curate, data, downloads, mapview, overview_figures, readinglist, tours
-from explorer.access import Access, ReadOnlyError
-from pipeline import artifacts, cli
-from pipeline.build import build
-from pipeline.curation import Curation, curation_path
+from explorer.services import downloads, mapview, overview_figures
+from explorer.state import access, curate, data, readinglist, tours
+from explorer.state.access import Access, ReadOnlyError
+from explorer.ui import caches
+from pipeline.analysis.curation import Curation, curation_path
+from pipeline.build.build import build
+from pipeline.cli import cli
+from pipeline.core import artifacts
 from pipeline.formats.blobs import unpack
 from pipeline.formats.ids import short_id, short_ids
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
@@ -206,7 +209,7 @@ def test_map_selection_rows():
 
     import numpy as np
 
-    from explorer.mapcomponent import _selection
+    from explorer.ui.mapcomponent import _selection
 
     raw = base64.b64encode(np.array([5, 3, 3, 12], dtype="<u4").tobytes()).decode()
     rows, kind = _selection({"kind": "lasso", "n": 4, "rows": raw, "seq": 1}, 10)
@@ -399,7 +402,7 @@ def test_a_tour_is_built_saved_and_presented(own_root, monkeypatch):
 
 
 def present_name() -> str:
-    from explorer import tour_draft
+    from explorer.ui import tour_draft
 
     return tour_draft.DRAFT_NAME
 
@@ -446,9 +449,9 @@ def test_write_functions_refuse_a_viewer_before_touching_a_file(own_root):
 
 
 def test_a_read_only_server_never_writes_a_model_export(tmp_path):
-    from explorer import search
-    from pipeline.config import EmbedParams
-    from pipeline.encoders import onnx_model_path
+    from explorer.services import search
+    from pipeline.core.config import EmbedParams
+    from pipeline.embed.encoders import onnx_model_path
 
     params = EmbedParams(backend="onnx-int8")
     assert search.read_only_params(params, tmp_path).backend == "torch"  # no export yet: torch, nothing written
@@ -543,7 +546,7 @@ def test_notes_pack_into_the_link_bounded_and_checked():
         notes, problems = readinglist.parse_notes(bad, ids)
         assert notes == {} and problems and problems[0].startswith("notes: "), bad
     # the view reads them for the list's papers only, and writes them back with the list
-    from explorer import state
+    from explorer.state import state
 
     view = state.parse({"list": [",".join(ids)], "notes": [blob]})
     assert view.note_of == {"aaaaaaaa": "Ana presents: is it robust?"} and not view.problems

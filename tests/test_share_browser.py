@@ -20,9 +20,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from explorer import data, tours
-from explorer.access import Access
-from pipeline.curation import Curation, curation_path
+from explorer.state import data, tours
+from explorer.state.access import Access
+from pipeline.analysis.curation import Curation, curation_path
 from pipeline.formats.ids import short_id
 from tests.test_browser import CURRENT, MAP_POINTS, Tab, serve
 from tests.test_share import TOKEN, files_under

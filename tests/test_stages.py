@@ -8,20 +8,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline import artifacts, schema
-from pipeline.cluster import cluster
-from pipeline.cluster_params import resolve_params
-from pipeline.cluster_refine import merge_to, reassign_outliers
-from pipeline.config import ClusterParams, EmbedParams, UmapParams
-from pipeline.embed import embed_texts
-from pipeline.embed_store import EmbeddingStore, text_hash
-from pipeline.encoders import HashingEncoder
-from pipeline.label_candidates import TopicTerms, is_generic, topic_text
-from pipeline.labels import make_labels
-from pipeline.place import nearest, place_on_map, topic_distribution
-from pipeline.reduce import exact_knn, reduce
-from pipeline.trends import compute_trends
-from pipeline.vocab import doc_terms
+from pipeline.analysis.trends import compute_trends
+from pipeline.core import artifacts, schema
+from pipeline.core.config import ClusterParams, EmbedParams, UmapParams
+from pipeline.embed.embed import embed_texts
+from pipeline.embed.embed_store import EmbeddingStore, text_hash
+from pipeline.embed.encoders import HashingEncoder
+from pipeline.model.cluster import cluster
+from pipeline.model.cluster_params import resolve_params
+from pipeline.model.cluster_refine import merge_to, reassign_outliers
+from pipeline.model.label_candidates import TopicTerms, is_generic, topic_text
+from pipeline.model.labels import make_labels
+from pipeline.model.place import nearest, place_on_map, topic_distribution
+from pipeline.model.reduce import exact_knn, reduce
+from pipeline.model.vocab import doc_terms
 
 
 def _unit(x):
@@ -152,7 +152,7 @@ def test_cluster_params_adapt_to_corpus_size():
 
 
 def test_smoothing_takes_the_neighbourhood_majority():
-    from pipeline.cluster_refine import smooth
+    from pipeline.model.cluster_refine import smooth
 
     labels = np.array([0, 0, 0, 1, 1, 1, 0])
     knn = np.array([[0, 1, 2], [1, 0, 2], [2, 0, 1], [3, 4, 5], [4, 3, 5], [5, 3, 4], [6, 3, 4]])
@@ -383,7 +383,7 @@ def _micro_topics(rng, centres, per, scatter):
 
 
 def test_the_merge_makes_no_large_topic_looser_than_the_median_one():
-    from pipeline.cluster_consensus import _spread_of, cap_large
+    from pipeline.model.cluster_consensus import _spread_of, cap_large
 
     rng = np.random.default_rng(0)
     dim = 16

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.titles import derive_title
+from pipeline.ingest.titles import derive_title
 
 SEEDS = Path(__file__).resolve().parent.parent / "assets" / "neurips2026"
 
@@ -125,7 +125,7 @@ def test_a_long_formula_is_left_out_and_prices_are_not_formulas():
 
 def test_ingest_derives_the_same_title(tmp_path):
     """Ingest hands its cleaned text to ``derive_title``; a formula in the abstract still shows."""
-    from pipeline.ingest import ingest
+    from pipeline.ingest.ingest import ingest
 
     abstract = "As models grow, evaluation on $\\mathcal{D}$ is expensive and noisy for every benchmark we know."
     path = tmp_path / "papers.jsonl"

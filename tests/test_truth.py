@@ -16,11 +16,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data, state, tours
-from explorer.filters import Filters, apply
-from pipeline import artifacts, background, schema
-from pipeline.label_candidates import TopicTerms, topic_text
-from pipeline.label_evidence import (
+from explorer.services import analysis
+from explorer.state import data, state, tours
+from explorer.state.filters import Filters, apply
+from pipeline.core import artifacts, schema
+from pipeline.model import background
+from pipeline.model.label_candidates import TopicTerms, topic_text
+from pipeline.model.label_evidence import (
     SUPPORT_DIGITS,
     WEAK_MARK,
     WEAK_SUPPORT,
@@ -30,7 +32,7 @@ from pipeline.label_evidence import (
     shown_support,
     wilson_lower,
 )
-from pipeline.labels import make_labels
+from pipeline.model.labels import make_labels
 from tests.test_pages import plotly_specs, qp, run, texts, unescape
 
 # ------------------------------------------------------------------------------------------
@@ -413,7 +415,7 @@ def test_one_query_limit_for_the_box_and_the_link():
 
 
 def test_steps_are_named_by_what_they_show(corpus):
-    from explorer.tour_steps import describe
+    from explorer.services.tour_steps import describe
 
     topic = int(corpus.topic_ids[0])
     label = corpus.topic_label(topic)
@@ -448,7 +450,7 @@ def test_narrowing_the_years_keeps_the_period_sliders_in_range(small_artifacts, 
 
 
 def test_the_map_tables_score_is_named_for_what_it_is_not_a_fit(small_artifacts, monkeypatch, corpus):
-    from explorer import panels
+    from explorer.ui import panels
 
     topic = int(corpus.topic_ids[0])
     at = run(small_artifacts, monkeypatch, "pages/map.py", corpus="small", topic=str(topic))

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from explorer import data, state, tours
-from pipeline import artifacts, schema
-from pipeline.label_evidence import WEAK_MARK
+from explorer.state import data, state, tours
+from pipeline.core import artifacts, schema
+from pipeline.model.label_evidence import WEAK_MARK
 from tests.test_browser import Tab, serve
 
 pytestmark = pytest.mark.browser

@@ -11,13 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import analysis, data
-from pipeline import artifacts, schema
-from pipeline.build import build
-from pipeline.config import BuildConfig
-from pipeline.inputs import default_inputs
-from pipeline.label_candidates import TopicTerms, topic_text
-from pipeline.label_evidence import WEAK_MARK, is_weak, label_support
+from explorer.services import analysis
+from explorer.state import data
+from pipeline.build.build import build
+from pipeline.core import artifacts, schema
+from pipeline.core.config import BuildConfig
+from pipeline.core.inputs import default_inputs
+from pipeline.model.label_candidates import TopicTerms, topic_text
+from pipeline.model.label_evidence import WEAK_MARK, is_weak, label_support
 
 pytestmark = pytest.mark.real_model
 

@@ -2,6 +2,6 @@
 
 ``blobs`` (the map component's binary containers: points, mask, rows), ``palette`` (one colour per
 topic in the app, its charts and the offline export) and ``ids`` (the short paper ids of reading
-lists and links). They import nothing else of this project, so ``pipeline.export`` and
-``pipeline.bm25`` use them without importing the app, and the app without a circle.
+lists and links). They import nothing else of this project, so ``pipeline.export.export`` and
+``pipeline.analysis.bm25`` use them without importing the app, and the app without a circle.
 """

@@ -1,7 +1,7 @@
 """The binary containers the map component reads: pure functions, no Streamlit, no app.
 
-The app (``explorer.mapview``, ``explorer.mapcomponent``), the offline export (``pipeline.export``)
-and the search index (``pipeline.bm25``) all write them here, so a corpus looks the same in the app
+The app (``explorer.services.mapview``, ``explorer.ui.mapcomponent``), the offline export (``pipeline.export.export``)
+and the search index (``pipeline.analysis.bm25``) all write them here, so a corpus looks the same in the app
 and in the exported file, down to each topic's colour (``pipeline.formats.palette``).
 
 Binary containers (read by ``frontend/src/payload.ts``)::
@@ -15,7 +15,7 @@ Binary containers (read by ``frontend/src/payload.ts``)::
 * rows: uint32 paper rows (search hits, the reading list).
 
 Each container's id is a hash of its content, so the browser keeps one copy of each and the
-small JSON state of a map (``explorer.mapview.map_state``) names them.
+small JSON state of a map (``explorer.services.mapview.map_state``) names them.
 """
 
 from __future__ import annotations

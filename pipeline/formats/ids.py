@@ -3,7 +3,7 @@
 A short id is the first 8 characters (40 bits) of the base32 BLAKE2b hash of the paper's
 ``doc_id``, lower case; the rare papers whose 8 characters collide in a corpus get 13. Since doc
 ids are stable, so are short ids: a link keeps working after a rebuild. The app
-(``explorer.data``, ``explorer.readinglist``) and the offline export (``pipeline.export``) compute
+(``explorer.state.data``, ``explorer.state.readinglist``) and the offline export (``pipeline.export.export``) compute
 them here, so a reading-list link resolves in both.
 """
 

@@ -6,7 +6,7 @@ greedy colouring of that graph. It is a function of the map positions and topic 
 app (``Corpus.colouring``), its charts and the offline export (``pipeline.formats.blobs.points_blob``)
 compute the same colours, and a topic keeps its colour on every page and in the exported file.
 ``topic_colour`` (a function of the id alone) remains for charts of topics without a map.
-``pipeline.export`` uses this module without Streamlit or plotly (numpy and scipy, imported
+``pipeline.export.export`` uses this module without Streamlit or plotly (numpy and scipy, imported
 where they are used, for the neighbours).
 
 The colours are Okabe-Ito's colour-blind-safe set (without black and yellow, which are weak on

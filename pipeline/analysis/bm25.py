@@ -1,0 +1,202 @@
+"""Keyword search's tokeniser and BM25 index, shared by the build, the app and the offline export.
+
+The build writes the index (``build_index``, ``save_index``) into the build folder as
+``keyword_index/``: bm25s's own files (the score matrix as three ``.npy`` arrays, the vocabulary
+and parameters as JSON) and ``meta.json`` naming this module's ``INDEX_VERSION``, the tokeniser and
+the number of papers. The app reads it memory-mapped (``load_index``) and ranks with ``bm25s``
+(``explorer.services.search``): a query touches only its terms' columns, never the papers' texts. The offline export has no Python, so it ships
+the index's statistics (``export_index``) and scores queries in JavaScript with the same
+tokeniser, the same BM25 variant and the same float32 arithmetic, so that a query ranks the same
+papers in the same order in both (``tests/test_export.py`` checks it on real queries).
+
+The tokeniser is bm25s's: lower case, tokens are runs of two or more word characters (Python's
+``\\w``: letters, digits, underscore), English stop words removed, no stemming.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.formats.blobs import pack, unpack
+
+STOPWORDS = "en"
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+
+
+def tokenize(texts: list[str]) -> list[list[str]]:
+    """bm25s's tokens of each text (the app's keyword search and its index use exactly these)."""
+    import bm25s
+
+    return bm25s.tokenize(
+        texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=STOPWORDS, return_ids=False, show_progress=False
+    )
+
+
+#: Version of ``keyword_index/``: bump it when the tokeniser or the index's files change, so that the
+#: app stops reading older indexes (it builds the index in memory instead, as before the artifact).
+INDEX_VERSION = 1
+INDEX_META = "meta.json"
+
+
+def build_index(texts: Sequence[str]):
+    """A ``bm25s.BM25`` index of ``texts`` (each paper's ``model_text``, in row order; None counts
+    as an empty text). The app's on-demand index and the build's artifact are both made here."""
+    import bm25s
+
+    docs = tokenize([t if isinstance(t, str) else "" for t in texts])
+    # bm25s numbers the words in a set's order, which changes with Python's string hashing from one
+    # process to the next; numbered in sorted order, the index's files are the same on every build.
+    vocab = {word: i for i, word in enumerate(sorted({word for doc in docs for word in doc}))}
+    index = bm25s.BM25()
+    index.index(([[vocab[word] for word in doc] for doc in docs], vocab), show_progress=False)
+    return index
+
+
+def _meta(n_docs: int) -> dict:
+    import bm25s
+
+    return {
+        "version": INDEX_VERSION,
+        "bm25s": bm25s.__version__,
+        "token_pattern": TOKEN_PATTERN,
+        "stopwords": STOPWORDS,
+        "n_docs": int(n_docs),
+    }
+
+
+def save_index(index, folder: Path, n_docs: int) -> None:
+    """Write ``index`` as ``folder`` (a new folder; written under a temporary name, then renamed).
+
+    Args:
+        index: from ``build_index``.
+        folder: e.g. ``build_folder / schema.KEYWORD_INDEX``.
+        n_docs: papers indexed (the reader checks it against the corpus).
+    """
+    folder = Path(folder)
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    index.save(tmp, allow_pickle=False, show_progress=False)
+    (tmp / INDEX_META).write_text(json.dumps(_meta(n_docs), indent=1), encoding="utf-8")
+    tmp.rename(folder)
+
+
+def index_problem(folder: Path, n_docs: int) -> str | None:
+    """Why the index in ``folder`` cannot serve a corpus of ``n_docs`` papers, or None if it can."""
+    folder = Path(folder)
+    try:
+        meta = json.loads((folder / INDEX_META).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return "this build has no keyword index (built before the index was part of the build)"
+    except (OSError, ValueError) as exc:
+        return f"its keyword index is unreadable ({exc})"
+    expected = _meta(n_docs)
+    for key in ("version", "token_pattern", "stopwords", "n_docs"):
+        if meta.get(key) != expected[key]:
+            return f"its keyword index does not fit ({key}: {meta.get(key)!r}, expected {expected[key]!r})"
+    return None
+
+
+def load_index(folder: Path, n_docs: int):
+    """The index saved in ``folder``, its score arrays memory-mapped (read-only), or None when
+    there is none or it does not fit (``index_problem``): the caller then builds one.
+    """
+    import bm25s
+
+    if index_problem(folder, n_docs) is not None:
+        return None
+    try:
+        index = bm25s.BM25.load(folder, mmap=True, allow_pickle=False, show_progress=False)
+    except (OSError, ValueError):
+        return None
+    if index.scores.get("num_docs") != n_docs:
+        return None
+    return index
+
+
+def parameters() -> dict:
+    """The BM25 variant and constants the app's index uses (``bm25s.BM25()``'s defaults)."""
+    import bm25s
+    from bm25s.stopwords import STOPWORDS_EN
+
+    index = bm25s.BM25()
+    if index.method != "lucene" or (index.idf_method or index.method) != "lucene":
+        raise RuntimeError(f"the export scores BM25 'lucene' only; bm25s uses {index.method!r}")
+    return {"k1": float(index.k1), "b": float(index.b), "method": "lucene", "stopwords": sorted(STOPWORDS_EN)}
+
+
+def export_index(texts: Sequence[str]):
+    """The statistics the export's JavaScript needs to score BM25 exactly as bm25s does.
+
+    Args:
+        texts: each paper's modelling text (``papers.model_text``), in row order, as the app indexes it.
+
+    Returns:
+        An ``explorer.services.mapview.Blob`` of kind ``bm25`` with arrays ``doc_len`` (uint32 tokens per
+        paper, repeats counted), ``term_ptr`` (uint32, term ``t``'s postings are
+        ``[term_ptr[t], term_ptr[t + 1])``), ``post_doc`` (uint32 paper rows, each term's rows
+        ascending and stored as differences from the previous one) and ``post_tf`` (uint16
+        occurrences); the header holds ``vocab``, ``n``, ``avgdl`` and ``parameters()``.
+    """
+    tokens = tokenize([t or "" for t in texts])
+    vocab: dict[str, int] = {}
+    term_ids, doc_ids = [], []
+    doc_len = np.zeros(len(tokens), dtype=np.uint32)
+    for row, toks in enumerate(tokens):
+        doc_len[row] = len(toks)
+        ids = [vocab.setdefault(t, len(vocab)) for t in toks]
+        term_ids.append(np.asarray(ids, dtype=np.int64))
+        doc_ids.append(np.full(len(ids), row, dtype=np.int64))
+    terms = np.concatenate(term_ids) if term_ids else np.zeros(0, dtype=np.int64)
+    docs = np.concatenate(doc_ids) if doc_ids else np.zeros(0, dtype=np.int64)
+    pairs, tf = np.unique(terms * max(len(tokens), 1) + docs, return_counts=True)  # sorted by term, then row
+    term = pairs // max(len(tokens), 1)
+    row = pairs % max(len(tokens), 1)
+    ptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(term, minlength=len(vocab)), out=ptr[1:])
+    delta = row.copy()
+    starts = np.zeros(len(row), dtype=bool)
+    starts[ptr[:-1][ptr[:-1] < len(row)]] = True
+    delta[1:] = np.where(starts[1:], row[1:], row[1:] - row[:-1])
+    words = [None] * len(vocab)
+    for word, i in vocab.items():
+        words[i] = word
+    return pack(
+        "bm25",
+        {
+            "doc_len": doc_len,
+            "term_ptr": ptr.astype(np.uint32),
+            "post_doc": delta.astype(np.uint32),
+            "post_tf": np.minimum(tf, 65535).astype(np.uint16),
+        },
+        n=len(tokens),
+        avgdl=float(doc_len.mean()) if len(doc_len) else 0.0,
+        vocab=words,
+        **parameters(),
+    )
+
+
+def scores(blob_data: bytes, query: str) -> np.ndarray:
+    """float32 ``(papers,)`` BM25 scores of ``query`` from an exported index, computed as the
+    export's JavaScript computes them (the reference the tests hold both bm25s and the page to)."""
+    header, arrays = unpack(blob_data)
+    vocab = {w: i for i, w in enumerate(header["vocab"])}
+    n, avgdl, k1, b = header["n"], header["avgdl"], header["k1"], header["b"]
+    out = np.zeros(n, dtype=np.float32)
+    ptr, post_doc, post_tf, doc_len = arrays["term_ptr"], arrays["post_doc"], arrays["post_tf"], arrays["doc_len"]
+    for token in tokenize([query])[0]:
+        t = vocab.get(token)
+        if t is None:
+            continue
+        lo, hi = int(ptr[t]), int(ptr[t + 1])
+        rows = np.cumsum(post_doc[lo:hi].astype(np.int64))
+        df = hi - lo
+        idf = np.float32(np.log(1 + (n - df + 0.5) / (df + 0.5)))
+        tf = post_tf[lo:hi].astype(np.float64)
+        c = k1 * ((1 - b) + b * doc_len[rows].astype(np.float64) / avgdl)
+        out[rows] += (np.float64(idf) * (tf / (c + tf))).astype(np.float32)
+    return out

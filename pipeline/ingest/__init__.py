@@ -1,0 +1,1 @@
+"""Input files -> papers: readers per format, cleaning, display titles, row checks and ids."""

@@ -1,0 +1,1 @@
+"""The topic model: vocabulary, kNN graph and UMAP, clustering, BERTopic representations, labels, placement."""

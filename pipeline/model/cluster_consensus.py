@@ -1,0 +1,242 @@
+"""The graph clustering: Leiden runs on the kNN graph, consensus micro topics, and their merge into
+topics by how often the runs put their papers together (evidence accumulation).
+
+Border papers (too few neighbours in their own micro topic) come out as ``-1``; the caller
+(``pipeline.model.cluster.cluster``) places them. Measured in benchmarks/results/stability.md and
+EVALUATION.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.model.cluster_graph import LeidenGraph, snn_edges
+from pipeline.model.cluster_params import ResolvedClusterParams
+from pipeline.model.cluster_refine import merge_to, reassign_outliers
+
+#: A paper is a core member of its micro topic when at least this share of its graph neighbours
+#: are in the same micro topic; the others ("border" papers, flagged in ``raw_outlier``) neither
+#: shape the micro topics' centroids nor vote in the merge, and join their nearest topic last.
+CORE_SHARE = 0.5
+
+
+#: Micro topics per target topic that the graph clustering's Leiden resolution is calibrated for
+#: (measured, ten seeds: 2.6 gave ICML 2024 stability 0.86 against 0.69 for 3.5 and 4.5; 3.5 gave
+#: IJCAI +0.007 NMI and +0.013 ARI; benchmarks/results/stability.md).
+MICRO_PER_TOPIC = 2.6
+
+
+def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterParams) -> np.ndarray:
+    """Topics from the kNN graph; border papers are ``-1`` (the caller places them).
+
+    1. ``p.runs`` Leiden runs (modularity at ``p.resolution``, seeds from ``p.seed``) on the
+       shared-neighbour graph (:func:`snn_edges`) find micro topics, about 2-3 times as many as
+       the target. With :data:`SHARE_MIN_RUNS` runs or more, each run sees a random
+       :data:`RUN_SHARE` of the papers (seeded by the run), the others sit it out.
+    2. Consensus micro topics: Leiden once more, on the same edges weighted by the share of the
+       runs that saw both ends which put them together.
+    3. In each run and in the consensus, papers with fewer than ``CORE_SHARE`` of their
+       neighbours in their own micro topic are border papers: left out of the merge.
+    4. Each run's micro topics are merged to ``p.n_topics`` (average linkage on the cosine of their
+       mean embeddings, :func:`merge_to`); the consensus micro topics are then merged by average
+       linkage on how often those runs put their papers in one topic (evidence accumulation).
+    """
+    n = len(knn)
+    a, b, w = snn_edges(knn)
+    graph = LeidenGraph(n, (a, b, w))
+    resolution = p.resolution or calibrated_resolution(graph, p)
+    subsample = RUN_SHARE < 1 and p.runs >= SHARE_MIN_RUNS
+    if subsample:
+        present = [np.random.default_rng(_run_seed(p.seed, r)).random(n) < RUN_SHARE for r in range(p.runs)]
+    else:
+        present = [np.ones(n, dtype=bool)] * p.runs
+    runs = [
+        graph.leiden(resolution, _run_seed(p.seed, r), None if keep.all() else (w * (keep[a] & keep[b])).tolist())
+        for r, keep in zip(range(p.runs), present, strict=True)
+    ]
+    if len(runs) == 1:
+        consensus = runs[0]
+    elif subsample:
+        together = sum(((r[a] == r[b]) & k[a] & k[b]).astype(np.float64) for r, k in zip(runs, present, strict=True))
+        both = sum((k[a] & k[b]).astype(np.float64) for k in present)
+        consensus = graph.leiden(resolution, _run_seed(p.seed, p.runs), (w * together / np.maximum(both, 1)).tolist())
+    else:
+        together = sum((r[a] == r[b]).astype(np.float64) for r in runs)
+        consensus = graph.leiden(resolution, _run_seed(p.seed, p.runs), (w * together).tolist())
+    micro = _core(consensus, knn)
+    if (micro == -1).all():  # no paper has most of its neighbours in its community: keep them all
+        micro = consensus
+    if len(runs) == 1:
+        return merge_to(micro, embeddings, p.n_topics)
+    finals = [
+        reassign_outliers(merge_to(_core_present(r, knn, keep), embeddings, p.n_topics), embeddings)
+        for r, keep in zip(runs, present, strict=True)
+    ]
+    return merge_by_agreement(micro, finals, p.n_topics, embeddings)
+
+
+#: Share of the papers each Leiden run of the graph clustering sees, when there are at least
+#: :data:`SHARE_MIN_RUNS` runs (the others sit out that run: their edges weigh nothing there, and
+#: they join the run's nearest topic before the vote). Runs that each miss a different fifth of
+#: the papers agree only on structure that does not hang on a few papers, so the topics change less
+#: when the corpus does (stability on 90% samples, EVALUATION.md "Since issue 20").
+RUN_SHARE = 0.8
+#: Fewer runs than this all see every paper (with 3 runs, one edge in twenty would have both ends
+#: absent from every run).
+SHARE_MIN_RUNS = 10
+
+
+def _core_present(labels: np.ndarray, knn: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """:func:`_core` of a run that saw only the ``present`` papers (the others are -1)."""
+    if present.all():
+        return _core(labels, knn)
+    seen = np.where(knn >= 0, present[np.clip(knn, 0, None)], False)
+    out = _core(labels, np.where(seen, knn, -1))
+    out[~present] = -1
+    return out
+
+
+def calibrated_resolution(graph: LeidenGraph, p: ResolvedClusterParams) -> float:
+    """Leiden's resolution for about ``MICRO_PER_TOPIC`` micro topics per target topic.
+
+    One run at a first guess (6 up to 3,000 papers, growing as n^0.45: 9.8 at 9,800 papers, 13 at
+    18,700; measured on the shared corpora) counts the communities; the number of communities
+    grows about as resolution^0.7 (measured on IJCAI, ICML, ICLR and NeurIPS), which gives the
+    resolution that hits the wanted count. Deterministic: the run is seeded.
+    """
+    guess = 6.0 * max(1.0, graph.n / 3_000) ** 0.45
+    found = len(np.unique(graph.leiden(guess, _run_seed(p.seed, 999))))
+    wanted = MICRO_PER_TOPIC * p.n_topics
+    return float(np.clip(guess * (wanted / max(found, 1)) ** (1 / 0.7), 0.5, 1_000.0))
+
+
+def _run_seed(seed: int, run: int) -> int:
+    return int(seed) * 1_000 + run
+
+
+def _core(labels: np.ndarray, knn: np.ndarray) -> np.ndarray:
+    """``labels`` with border papers (fewer than CORE_SHARE of their neighbours alike) set to -1."""
+    near = knn[:, 1:]
+    valid = near >= 0
+    alike = ((labels[near] == labels[:, None]) & valid).sum(axis=1)
+    return np.where(alike >= CORE_SHARE * np.maximum(valid.sum(axis=1), 1), labels, -1)
+
+
+def merge_by_agreement(
+    micro: np.ndarray, finals: list[np.ndarray], k: int, embeddings: np.ndarray | None = None
+) -> np.ndarray:
+    """Merge micro topics into ``k`` topics by how often other clusterings put their papers together.
+
+    The agreement of micro topics A and B is the mean over ``finals`` of the probability that a
+    paper drawn from A and one drawn from B share a topic there; average linkage on
+    ``1 - agreement`` merges them (micro topics are few, so the matrix is small).
+
+    Args:
+        micro: int ``(n,)`` micro topic per paper, ``-1`` for none.
+        finals: int ``(n,)`` complete clusterings (no ``-1``) of the same papers.
+        k: topics wanted (no merge when there are no more micro topics than that).
+    """
+    from scipy import sparse
+    from sklearn.cluster import AgglomerativeClustering
+
+    ids = np.unique(micro[micro != -1])
+    if len(ids) <= k:
+        return micro
+    inlier = np.flatnonzero(micro != -1)
+    rows = np.searchsorted(ids, micro[inlier])
+    member = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(micro)))
+    member = sparse.diags(1.0 / np.asarray(member.sum(axis=1)).ravel()) @ member
+    agreement = np.zeros((len(ids), len(ids)))
+    for final in finals:
+        onehot = sparse.csr_matrix(
+            (np.ones(len(final)), (np.arange(len(final)), final)), shape=(len(final), int(final.max()) + 1)
+        )
+        share = (member @ onehot).toarray()  # (micro, topic): share of A's papers in each topic
+        agreement += share @ share.T
+    distance = 1.0 - agreement / len(finals)
+    np.fill_diagonal(distance, 0.0)
+    groups = AgglomerativeClustering(n_clusters=k, metric="precomputed", linkage="average").fit_predict(distance)
+    groups = np.asarray(groups, dtype=np.int64)
+    if embeddings is not None and CAP_LARGE:
+        counts = np.bincount(rows, minlength=len(ids)).astype(np.float64)
+        raw = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(micro)))
+        sums = np.zeros((len(ids), embeddings.shape[1]))
+        for s in range(0, len(micro), 100_000):  # a block of papers at a time (embeddings may be memory-mapped)
+            sums += raw[:, s : s + 100_000] @ np.asarray(embeddings[s : s + 100_000], dtype=np.float64)
+        groups = cap_large(groups, distance, k, counts, sums, MAX_SHARE * len(inlier))
+    lookup = np.full(len(micro), -1, dtype=np.int64)
+    out = lookup.copy()
+    out[inlier] = groups[rows]
+    return out
+
+
+#: No merge makes a topic of more than this share of the papers whose papers are less alike than
+#: the median topic's (:func:`cap_large`).
+MAX_SHARE = 0.12
+#: Whether the graph clustering's merge keeps large topics to those as coherent as the median one.
+CAP_LARGE = False
+
+
+def _spread_of(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """Mean cosine of a group's papers to their normalised mean: ``|sum| / count`` (unit vectors)."""
+    return np.linalg.norm(sums, axis=-1) / np.maximum(counts, 1.0)
+
+
+def cap_large(
+    groups: np.ndarray, distance: np.ndarray, k: int, counts: np.ndarray, sums: np.ndarray, max_papers: float
+) -> np.ndarray:
+    """The merge of micro topics again, without topics larger than ``max_papers`` papers that are
+    looser than the median topic, when the plain merge (``groups``) made any.
+
+    Average linkage on ``distance`` (as the plain merge), except that a merge giving a group of
+    more than ``max_papers`` papers whose spread (mean cosine of its papers to their mean) is below
+    the median spread of the plain merge's topics is not made; the merging stops at ``k`` groups or
+    when no merge is allowed (then there are more than ``k``). A large topic that holds one
+    subject (as alike as the median topic) is still made: it is a field, not a grab bag.
+
+    Args:
+        groups: int ``(m,)`` the plain merge's topic of each micro topic.
+        distance: float ``(m, m)`` agreement distance between micro topics.
+        k: topics wanted.
+        counts: float ``(m,)`` papers of each micro topic.
+        sums: float ``(m, dim)`` sum of each micro topic's (unit) embeddings.
+        max_papers: the size above which a topic must be as coherent as the median one.
+
+    Returns:
+        int ``(m,)`` topic of each micro topic (0, 1, ... by first micro topic).
+    """
+    ids = np.unique(groups)
+    g_counts = np.array([counts[groups == g].sum() for g in ids])
+    g_sums = np.stack([sums[groups == g].sum(axis=0) for g in ids])
+    spreads = _spread_of(g_counts, g_sums)
+    median = float(np.median(spreads))
+    if not ((g_counts > max_papers) & (spreads < median)).any():
+        return groups
+    m = len(distance)
+    d = np.array(distance, dtype=np.float64)
+    np.fill_diagonal(d, np.inf)
+    apart = np.zeros((m, m), dtype=bool)  # pairs whose merge would make a large, loose topic
+    weight = np.ones(m)
+    papers, total = counts.astype(np.float64).copy(), sums.astype(np.float64).copy()
+    label = np.arange(m)
+    alive = m
+    while alive > k:
+        i, j = divmod(int(np.argmin(np.where(apart, np.inf, d))), m)  # closest pair; ties: first in row order
+        if not np.isfinite(d[i, j]) or apart[i, j]:
+            break  # no merge left that is allowed
+        size = papers[i] + papers[j]
+        if size > max_papers and float(_spread_of(size, total[i] + total[j])) < median:
+            apart[i, j] = apart[j, i] = True
+            continue
+        i, j = min(i, j), max(i, j)
+        row = (weight[i] * d[i] + weight[j] * d[j]) / (weight[i] + weight[j])  # average linkage
+        d[i], d[:, i] = row, row
+        d[i, i] = np.inf
+        d[j], d[:, j] = np.inf, np.inf
+        apart[i], apart[:, i] = False, False  # the merged topic is checked again when its turn comes
+        weight[i] += weight[j]
+        papers[i], total[i] = size, total[i] + total[j]
+        label[label == j] = i
+        alive -= 1
+    _, out = np.unique(label, return_inverse=True)
+    return out.astype(np.int64)

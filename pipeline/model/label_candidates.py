@@ -1,0 +1,290 @@
+"""Candidate label phrases and the words they are made of: generic and corpus-wide words, stems,
+a topic's papers as searchable text (:func:`topic_text`), and the check that a candidate is a
+phrase its papers write (:class:`PhraseStats`, :func:`candidate_terms`).
+
+``pipeline.model.labels`` chooses among the candidates; ``pipeline.model.label_evidence`` checks the chosen
+label against the papers.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pipeline.core.inputs import ROOT
+from pipeline.model.vocab import ACADEMIC_STOP_WORDS
+
+#: Words that may appear in a label but cannot be a label on their own.
+GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
+    """
+    learning data neural network networks algorithm algorithms training deep machine system systems
+    analysis information function functions time based framework model models approach method
+    methods paper results task tasks problem problems application applications design process
+    performance accuracy experiments theory theoretical empirical empirically efficient efficiency
+    structure structures input output inputs outputs feature features representation representations
+    set sets space spaces value values level levels type types case cases method-based general ai ml
+    learn learned learns approaches solution solutions property properties quality error errors loss
+    losses module modules mechanism mechanisms strategy strategies component components scheme schemes
+    tool tools manner aspect aspects scenario scenarios setting settings context contexts paradigm
+    paradigms pipeline pipelines architecture architectures factor factors objective objectives
+    capability capabilities ability abilities behavior behaviors behaviour behaviours domain domains
+    rule rules
+    """.split()
+)
+
+
+#: A word followed by another content word more often than this is a modifier ("adversarial",
+#: "stochastic", "graph"), not something a label can end with; nouns that head compounds stay
+#: above it ("voting" 0.36 on IJCAI, "music" 0.32, "hashing" 0.49; "adversarial" 0.01).
+MIN_HEAD_SHARE = 0.3
+#: How much the share of the topic's papers using a term counts (score * share ** this).
+COVERAGE_WEIGHT = 0.4
+#: Most words of one phrase after completion.
+MAX_PHRASE_WORDS = 4
+#: Generic words that may still complete a phrase ("diffusion models", "hidden markov models").
+_HEADS = frozenset({"model", "models"})
+WORD_PATTERN = r"[^\W\d_][\w'-]*"
+
+
+#: Anything that is not part of a word ends a clause (hyphenated words and apostrophes stay whole;
+#: a lone hyphen stays as a token of its own, which no phrase crosses either).
+_NOT_WORD = re.compile(r"[^\w\s'-]+|_+")
+_SPACES = re.compile(r"[^\S\n]+")
+
+
+@dataclass(frozen=True)
+class TopicTerms:
+    """A topic's representations, best first, and optionally its papers' text.
+
+    Attributes:
+        ctfidf: ``(term, weight)`` by c-TF-IDF.
+        keybert: terms re-ranked by KeyBERTInspired.
+        mmr: terms re-ranked by maximal marginal relevance.
+        text: the topic's papers prepared by :func:`topic_text` ("" skips the phrase checks).
+        size: the topic's number of papers (0: unknown), for the lift a topic of its size can reach.
+    """
+
+    ctfidf: list[tuple[str, float]]
+    keybert: list[str] = field(default_factory=list)
+    mmr: list[str] = field(default_factory=list)
+    text: str = ""
+    size: int = 0
+
+
+def topic_text(docs: Sequence[str]) -> str:
+    """A topic's papers as one lower-case string for phrase search.
+
+    Words are separated by single spaces and the text is padded with them, so that `` term ``
+    finds a term as a whole; clauses are separated by ``|`` and papers by ``||``, so that no phrase
+    is found across a bracket, a comma or two papers.
+    """
+    text = "\n".join(d.replace("\n", " ") for d in docs).lower()
+    text = _NOT_WORD.sub(" | ", text)
+    text = _SPACES.sub(" ", text).replace("\n", " || ")
+    return " " + _SPACES.sub(" ", text).strip(" ") + " "
+
+
+def is_generic(term: str) -> bool:
+    """True when every word of ``term`` is generic (or it has no words)."""
+    words = term.split()
+    return not words or all(w in GENERIC_WORDS for w in words)
+
+
+#: Below this many papers a corpus is too small to tell a topic's words from words every paper
+#: uses (the lift of "observed" in 9 of 38 papers is chance): the word stems every ML subfield uses
+#: alike, measured once over NeurIPS 1987-2023's topics (``assets/labels/spread_words.txt``, made by
+#: ``benchmarks/make_spread_words.py``: "observed", "require", "guarantee", ...), stand in as a broad
+#: background and are no label on their own. Larger corpora measure their own (the lift).
+SMALL_CORPUS = 1_000
+SPREAD_WORDS_FILE = ROOT / "assets" / "labels" / "spread_words.txt"
+
+
+@functools.lru_cache(maxsize=1)
+def spread_stems() -> frozenset[str]:
+    """The stems of :data:`SPREAD_WORDS_FILE` (a missing file is an error: labels would change)."""
+    with open(SPREAD_WORDS_FILE, encoding="utf-8") as fh:
+        return frozenset(line.strip() for line in fh if line.strip() and not line.startswith("#"))
+
+
+def is_spread(term: str) -> bool:
+    """True for a single word that every ML subfield uses ("observed", "guarantees"): it may be part
+    of a phrase ("convergence guarantees") but says nothing about a topic on its own."""
+    return " " not in term.strip() and _stem(term.strip()) in spread_stems()
+
+
+def english_stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def _stem(word: str) -> str:
+    """Singular, lower-case: "bandits" -> "bandit", "policies" -> "policy"."""
+    word = word.lower()
+    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("es", "e"), ("s", "")):
+        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + repl
+    return word
+
+
+def stems_of(term: str) -> set[str]:
+    return {_stem(p) for w in term.split() for p in w.split("-") if p}
+
+
+@functools.lru_cache(maxsize=200_000)
+def word_stems(word: str) -> frozenset[str]:
+    return frozenset(stems_of(word))
+
+
+def stems(term: str) -> set[str]:
+    """The words of ``term`` in singular, lower case, hyphenated words also by part."""
+    return stems_of(term)
+
+
+def same_word(a: str, b: str) -> bool:
+    """Near-duplicates: "bandit"/"bandits", "planning"/"planner", "handwriting"/"handwritten"."""
+    if a == b:
+        return True
+    common = len(os.path.commonprefix([a, b]))
+    return common >= 5 or (min(len(a), len(b)) >= 3 and common == min(len(a), len(b)))
+
+
+def is_abbreviation(short: str, term: str) -> bool:
+    """ "llms" abbreviates "language models" (also "large language models"), "gnn" "graph neural networks"."""
+    words = [_stem(w) for w in term.split()]
+    short = _stem(short)
+    if len(words) < 2 or not 2 <= len(short) <= 5:
+        return False
+    initials = "".join(w[0] for w in words)
+    return initials.endswith(short) or short.endswith(initials)
+
+
+def label_key(label: str) -> frozenset[str]:
+    """Labels that differ only in plurals, order or joining words are the same label."""
+    return frozenset(stems_of(label.replace(" and ", " ")))
+
+
+@dataclass
+class _Phrase:
+    """What the topic's papers say about one candidate."""
+
+    term: str
+    count: int  # occurrences inside one clause
+    head_share: float  # share of occurrences not followed by another content word
+
+
+class PhraseStats:
+    """Phrase statistics over a :func:`topic_text` (plain substring search: fast on large topics)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.reverse = " ".join(reversed(text.split(" ")))
+        self.docs = [f" {d.strip()} " for d in text.split(" || ")]
+        self.n_docs = len(self.docs)
+        self.stop = english_stop_words()
+
+    @property
+    def doc_stems(self) -> list[frozenset[str]]:
+        """Each paper's words as stems (hyphenated words also by part), for the support check."""
+        if not hasattr(self, "_doc_stems"):
+            self._doc_stems = [frozenset().union(*map(word_stems, set(re.findall(WORD_PATTERN, d)))) for d in self.docs]
+        return self._doc_stems
+
+    def doc_share(self, term: str) -> float:
+        """Share of the topic's papers that use ``term``."""
+        needle = f" {term} "
+        return sum(needle in d for d in self.docs) / max(self.n_docs, 1)
+
+    def _after(self, term: str) -> Counter:
+        """The words right after each occurrence of ``term`` inside a clause."""
+        return Counter(re.findall(rf" {re.escape(term)} ([^ |]+)", self.text))
+
+    def _before(self, term: str) -> Counter:
+        """The words right before each occurrence (found as the words after it in the reversed text)."""
+        reverse_term = " ".join(reversed(term.split()))
+        return Counter(re.findall(rf" {re.escape(reverse_term)} ([^ |]+)", self.reverse))
+
+    def _dominant(self, words: Counter, count: int, share: float) -> str | None:
+        """The content word (grouping plurals) next to most occurrences, if it is next to more than ``share``."""
+        groups: dict[str, Counter] = {}
+        for w, c in words.items():
+            if w in self.stop or not re.fullmatch(WORD_PATTERN, w) or (w in ACADEMIC_STOP_WORDS and w not in _HEADS):
+                continue
+            groups.setdefault(_stem(w), Counter())[w] += c
+        if not groups or count < 3:
+            return None
+        _, forms = max(groups.items(), key=lambda kv: (sum(kv[1].values()), kv[0]))
+        total = sum(forms.values())
+        if total <= share * count or total < 3:
+            return None
+        return forms.most_common(1)[0][0]
+
+    def phrase(self, term: str) -> _Phrase | None:
+        """The candidate as the papers write it (completed when they agree), or None if they never do."""
+        count = self.text.count(f" {term} ")
+        if count == 0:
+            return None
+        after = self._after(term)
+        for _ in range(2):
+            if len(term.split()) >= MAX_PHRASE_WORDS:
+                break
+            nxt = self._dominant(after, count, 0.5)
+            prev = None if nxt else self._dominant(self._before(term), count, 0.6)
+            if not (nxt or prev):
+                break
+            term = f"{term} {nxt}" if nxt else f"{prev} {term}"
+            count = self.text.count(f" {term} ")
+            if count == 0:
+                return None
+            after = self._after(term)
+        content_next = sum(c for w, c in after.items() if w not in self.stop)
+        return _Phrase(term, count, 1.0 - content_next / count)
+
+
+def candidate_terms(
+    terms: TopicTerms, depth: int = 20, *, min_papers: int = 2, text: PhraseStats | None = None
+) -> list[tuple[str, float]]:
+    """Candidate label terms, best first, with their scores.
+
+    A term scores by its c-TF-IDF weight relative to the topic's best and by its KeyBERTInspired
+    rank (closeness to the topic's embedding: often the phrase a person would pick), with a bonus
+    for MMR and for phrases. With the topic's text, candidates are replaced by the phrase the
+    papers write, dropped when they never occur as written or only as modifiers or in fewer than
+    ``min_papers`` papers, and weighed by the share of the topic's papers using them (a label
+    should describe the topic, not a corner of it).
+    """
+    if not terms.ctfidf and not terms.keybert:
+        return []
+    top = max((w for _, w in terms.ctfidf[:depth]), default=0.0) or 1.0
+    ctfidf = {t: w / top for t, w in terms.ctfidf[:depth] if t}
+    keybert = {t: 1.0 - 0.06 * rank for rank, t in enumerate(terms.keybert[:10]) if t}
+    mmr = set(terms.mmr[:10])
+    raw = {t: 0.6 * ctfidf.get(t, 0.0) + 0.6 * keybert.get(t, 0.0) + 0.1 * (t in mmr) for t in {**ctfidf, **keybert}}
+    text = text if text is not None else (PhraseStats(terms.text) if terms.text else None)
+    scored: dict[str, float] = {}
+    for term, score in raw.items():
+        if text is not None:
+            found = text.phrase(term)
+            if found is None or found.head_share < (MIN_HEAD_SHARE if " " not in found.term else MIN_HEAD_SHARE / 2):
+                continue
+            term = found.term
+            share = text.doc_share(term)
+            if share * text.n_docs < min(min_papers, text.n_docs):
+                continue  # one paper's word (a system's name) does not name a topic
+            score *= share**COVERAGE_WEIGHT
+        if is_generic(term):
+            continue
+        score *= 1.0 + 0.25 * min(len(term.split()) - 1, 2)
+        scored[term] = max(score, scored.get(term, 0.0))
+    return sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def terms_overlap(a: str, b: str) -> bool:
+    """The two terms share a word (up to plurals and endings) or one abbreviates the other."""
+    if (" " not in a and is_abbreviation(a, b)) or (" " not in b and is_abbreviation(b, a)):
+        return True
+    return any(same_word(x, y) for x in stems_of(a) for y in stems_of(b))

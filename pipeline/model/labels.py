@@ -1,0 +1,456 @@
+"""Short topic labels a person would write ("diffusion models", "voting and elections").
+
+Built without a language model from the topic's representations: c-TF-IDF terms (phrases
+preferred: a phrase says more than a word), KeyBERTInspired and MMR give the candidates. When the
+topic's papers are given (:func:`topic_text`), every candidate is checked against them:
+
+* a phrase must occur as written (inside one clause: "language llms", made by the vectorizer from
+  "large language models (LLMs)", is not a phrase anyone wrote);
+* a phrase is completed when its papers almost always continue it the same way ("graph neural"
+  -> "graph neural networks", "vector machines" -> "support vector machines");
+* a term must be able to end a noun phrase: a word usually followed by another content word
+  ("adversarial", "stochastic") is a modifier, not a label.
+
+A label names what most of the topic's papers share, not its most frequent corner. Each candidate
+is scored by its **coverage** (the share of the topic's papers whose title or abstract use all its
+words, plurals folded) and its **lift** against the whole corpus (:class:`Background`: how much
+more often the topic's papers use it than the corpus's papers do), so a word every topic uses
+("observed", "learning") is no label in any corpus, measured on that corpus. A label is one
+candidate, or two joined by "and" when the second adds papers the first misses ("image and
+video" for a topic of 3D scenes, video and segmentation); both parts must be distinctive. Labels
+are unique within a corpus, and no label's words contain another's ("diffusion models" /
+"diffusion models research" cannot both occur). With the corpus's embedder, a label must also
+retrieve its own topic: embedded, it is closer to its topic's centroid than to any other.
+
+Every label is then checked against its evidence (:func:`label_support`): the share of the
+topic's papers that use its words. Below :data:`WEAK_SUPPORT` (fewer than half of them) the app
+marks it weak wherever the label appears.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pipeline.model.label_candidates import (
+    SMALL_CORPUS,
+    PhraseStats,
+    TopicTerms,
+    candidate_terms,
+    is_abbreviation,
+    is_generic,
+    is_spread,
+    label_key,
+    same_word,
+    stems_of,
+    terms_overlap,
+)
+from pipeline.model.label_evidence import (
+    MIN_PART_SHARE,
+    SUPPORT_TOP_TERMS,
+    LabelSupport,
+    contains,
+    doc_stems,
+    label_parts,
+    label_support,
+)
+
+#: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
+MIN_PART_PAPERS = 3
+#: A candidate names its topic when the topic's papers use it at least this many times as often as
+#: the corpus's papers do (for a topic of a large share p of the corpus, half-way to the most
+#: possible, 1/p: a topic of 45% cannot reach 2).
+MIN_LIFT = 2.0
+#: How many times as much a label's recall (coverage) counts as its precision (:class:`_Scorer`):
+#: 3 rather than 2 raised label coverage by 0.01-0.04 on ICML 2024, ICLR 2022 and the IJCAI
+#: subarea proxy (two seeds each, every one) with every label still retrieving its topic.
+RECALL_WEIGHT = 3.0
+#: The second part of an "A and B" label must add at least this share of the topic's papers, and
+#: be used by at least ``MIN_PART_SHARE`` of them itself (``pipeline.model.label_evidence``)...
+MIN_GAIN = 0.08
+#: ... and costs this much in the ranking of options: one part is easier to read.
+PART_COST = 0.04
+#: A phrase's advantage over a word in the ranking, per extra word (at most two).
+PHRASE_BONUS = 0.02
+#: How much the topic's representations' own ranking (c-TF-IDF, KeyBERT, MMR) counts beside it.
+RELEVANCE_WEIGHT = 0.05
+#: An option that retrieves its own topic (embedded, nearest to its topic's centroid) is preferred
+#: to a better-ranked one that does not, down to this much less in the ranking.
+RETRIEVAL_SLACK = 0.15
+#: At most this many of those options per topic are embedded and tried.
+RETRIEVAL_OPTIONS = 12
+#: Papers of the corpus read for the background rates (evenly spread).
+BACKGROUND_SAMPLE = 20_000
+#: Most words a label may have.
+MAX_WORDS = 5
+
+
+# --------------------------------------------------------------------------------------------
+# The corpus as background
+# --------------------------------------------------------------------------------------------
+
+
+class Background:
+    """Which papers of the corpus use each word: the base rate a topic's use of a term is compared with.
+
+    Built from an even sample of at most :data:`BACKGROUND_SAMPLE` papers.
+    """
+
+    def __init__(self, docs: Sequence[str], *, limit: int = BACKGROUND_SAMPLE):
+        import numpy as np
+
+        rows = np.unique(np.linspace(0, len(docs) - 1, min(len(docs), limit)).astype(np.int64)) if len(docs) else []
+        postings: dict[str, list[int]] = {}
+        for i, row in enumerate(rows):
+            for s in doc_stems(docs[int(row)]):
+                postings.setdefault(s, []).append(i)
+        self.n = len(rows)
+        self._postings = {s: np.asarray(v, dtype=np.int32) for s, v in postings.items()}
+        self._cache: dict[frozenset[str], object] = {}
+
+    def rows(self, words: frozenset[str]):
+        """The sampled papers (sorted int32 rows) using every stem in ``words``."""
+        import numpy as np
+
+        if words not in self._cache:
+            lists = sorted((self._postings.get(s, np.zeros(0, dtype=np.int32)) for s in words), key=len)
+            found = lists[0] if lists else np.zeros(0, dtype=np.int32)
+            for other in lists[1:]:
+                found = np.intersect1d(found, other, assume_unique=True)
+            self._cache[words] = found
+        return self._cache[words]
+
+    def share(self, words: frozenset[str]) -> float:
+        """Share of the sampled papers using every stem in ``words`` (0 when none does)."""
+        return len(self.rows(words)) / self.n if self.n else 0.0
+
+
+@dataclass
+class _Part:
+    """A candidate part of a label: the topic's papers that use it, and the corpus's."""
+
+    term: str
+    score: float  # relevance by the topic's representations (c-TF-IDF, KeyBERT, MMR)
+    used: object  # bool array over the topic's papers read
+    coverage: float  # share of those papers
+    lift: float  # coverage / the corpus's share (inf without a background)
+    corpus_rows: object  # the background's rows using it (None without a background)
+
+
+@dataclass
+class _Option:
+    label: str
+    coverage: float
+    rank: float
+
+
+class _Scorer:
+    """Recall and precision of a label as a description of one topic.
+
+    Recall is its coverage (the share of the topic's papers using it); precision the share of the
+    corpus's papers using it that are in the topic (from the :class:`Background`; 1 without one).
+    Options rank by their F-score with recall weighted :data:`RECALL_WEIGHT` times as much: a
+    label should describe most of its topic's papers, and belong to it rather than to every topic.
+    """
+
+    def __init__(self, background: Background | None, topic_share: float, total: int = 0):
+        self.background = background if background is not None and background.n else None
+        self.small = 0 < total < SMALL_CORPUS  # too few papers to measure which words every topic uses
+        self.expected = topic_share * self.background.n if self.background is not None else 0.0
+
+    def precision(self, coverage: float, rows) -> float:
+        if self.background is None or rows is None:
+            return 1.0
+        return 1.0 if not len(rows) else min(1.0, coverage * self.expected / len(rows))
+
+    def rank(self, coverage: float, precision: float) -> float:
+        b2 = RECALL_WEIGHT**2
+        return 0.0 if coverage <= 0 else (1 + b2) * precision * coverage / (b2 * precision + coverage)
+
+
+def _number(forms: list[tuple[str, float]], text: PhraseStats) -> str:
+    """A word in the plural when its papers use the plural at least a third as often as the singular
+    ("graphs", "images": a label names a kind of work), else as the best-scored form ("privacy",
+    "optimization")."""
+    best = max(forms, key=lambda ts: (ts[1], ts[0]))[0]
+    plural = next((t for t, _ in forms if t.endswith("s") and not t.endswith("ss")), None)
+    singular = next((t for t, _ in forms if t != plural), None)
+    if plural is None or singular is None:
+        return best
+    return plural if 3 * text.text.count(f" {plural} ") >= text.text.count(f" {singular} ") else singular
+
+
+def _parts(terms: TopicTerms, text: PhraseStats, scorer: _Scorer, min_lift: float, min_papers: int) -> list[_Part]:
+    """The topic's candidates with their coverage and lift, best first; only distinctive ones
+    (lift at least ``min_lift``) when the background is known."""
+    import numpy as np
+
+    cands = candidate_terms(terms, depth=40, min_papers=min_papers, text=text)
+    phrases = [t for t, _ in cands if " " in t]
+    # one candidate per set of words, with the best score of its forms: a word in the plural when
+    # the papers use it ("graphs", "equations": a label names a kind of work), a phrase as written
+    # most often
+    forms: dict[frozenset[str], list[tuple[str, float]]] = {}
+    for term, score in cands:
+        group = forms.setdefault(frozenset(stems_of(term)), [])
+        group.append((term, score))
+        if " " not in term:  # its other number, as the papers write it
+            other = term[:-1] if term.endswith("s") and not term.endswith("ss") else term + "s"
+            if stems_of(other) == stems_of(term) and f" {other} " in text.text:
+                group.append((other, score))
+    cands = [
+        (
+            _number(group, text)
+            if " " not in group[0][0]
+            else max(group, key=lambda ts: (text.text.count(f" {ts[0]} "), ts[1], ts[0]))[0],
+            max(sc for _, sc in group),
+        )
+        for group in forms.values()
+    ]
+    cands.sort(key=lambda ts: (-ts[1], ts[0]))
+    out = []
+    for term, score in cands:
+        if " " not in term and any(is_abbreviation(term, p) for p in phrases):
+            continue  # "nas": the phrase it abbreviates stands for it
+        words = frozenset().union(*label_parts(term))
+        if not words or (scorer.small and is_spread(term)):
+            continue
+        used = np.fromiter((words <= d for d in text.doc_stems), dtype=bool, count=text.n_docs)
+        coverage = float(used.mean()) if text.n_docs else 0.0
+        lift, rows = math.inf, None
+        if scorer.background is not None:
+            rows = scorer.background.rows(words)
+            base = len(rows) / scorer.background.n
+            lift = coverage / base if base > 0 else math.inf
+            if lift < min_lift:
+                continue
+        out.append(_Part(term, score, used, coverage, lift, rows))
+    return out
+
+
+def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
+    """Possible labels from the candidates, best first.
+
+    Every candidate is an option; the best few also start a two-part option ("A and B") with the
+    candidate that adds most to it, when that one shares no word with it, adds at least
+    :data:`MIN_GAIN` of the topic's papers and is used by :data:`MIN_PART_SHARE` of them itself.
+    Options rank by :meth:`_Scorer.rank` (a second part costs :data:`PART_COST`; a phrase gains a
+    little over a word: it says more).
+    """
+    import numpy as np
+
+    if not parts:
+        return []
+
+    def bonus(term: str) -> float:
+        return PHRASE_BONUS * min(len(term.split()) - 1, 2)
+
+    top = max(p.score for p in parts) or 1.0
+
+    def relevance(part: _Part) -> float:
+        return RELEVANCE_WEIGHT * part.score / top
+
+    options: dict[str, _Option] = {}
+    singles = []
+    for p in parts:
+        rank = scorer.rank(p.coverage, scorer.precision(p.coverage, p.corpus_rows)) + bonus(p.term) + relevance(p)
+        singles.append((rank, p))
+        options[p.term] = _Option(p.term, p.coverage, rank)
+    singles.sort(key=lambda rp: (-rp[0], rp[1].term))
+    for _, first in singles[:8]:
+        if first.coverage < MIN_PART_SHARE or len(first.term.split()) >= MAX_WORDS - 1:
+            continue
+        best = None
+        for other in parts:
+            if other is first or terms_overlap(first.term, other.term) or " and " in other.term:
+                continue
+            if len(first.term.split()) + len(other.term.split()) + 1 > MAX_WORDS:
+                continue
+            if other.coverage < MIN_PART_SHARE or int(other.used.sum()) < MIN_PART_PAPERS:
+                continue
+            if float((other.used & ~first.used).mean()) < MIN_GAIN:
+                continue
+            coverage = float((first.used | other.used).mean())
+            rows = None
+            if first.corpus_rows is not None and other.corpus_rows is not None:
+                rows = np.union1d(first.corpus_rows, other.corpus_rows)
+            a, b = (first, other) if first.coverage >= other.coverage else (other, first)
+            rank = scorer.rank(coverage, scorer.precision(coverage, rows)) - PART_COST
+            rank += max(bonus(a.term), bonus(b.term)) + relevance(first)
+            if best is None or rank > best.rank:
+                best = _Option(f"{a.term} and {b.term}", coverage, rank)
+        if best is not None and (best.label not in options or options[best.label].rank < best.rank):
+            options[best.label] = best
+    return sorted(options.values(), key=lambda o: (-o.rank, o.label))
+
+
+def _fallback(terms: TopicTerms, text: PhraseStats | None) -> str:
+    """The best terms that passed the checks, else the best distinctive terms the papers write."""
+    words = [t for t, _ in candidate_terms(terms, min_papers=1, text=text)][:1]
+    if not words:
+        written = [t for t, _ in terms.ctfidf if t and not is_generic(t) and (not terms.text or f" {t} " in terms.text)]
+        words = written[:1] + [t for t in written[1:] if not terms_overlap(t, written[0])][:1]
+    if len(words) == 2 and len(" ".join(words).split()) + 1 <= MAX_WORDS:
+        return " and ".join(words)
+    if words and len(words[0].split()) <= MAX_WORDS:
+        return words[0]
+    return "miscellaneous topics"
+
+
+def topic_options(
+    terms: TopicTerms, *, text: PhraseStats | None = None, background: Background | None = None, total: int = 0
+) -> list[_Option]:
+    """All labels worth trying for one topic, best first (:func:`_label_options`); terms of one
+    paper only when nothing two papers share is left (a handful of unrelated papers)."""
+    text = text if text is not None else (PhraseStats(terms.text) if terms.text else None)
+    if text is None or not text.n_docs:
+        return [_Option(t, math.nan, -i) for i, t in enumerate(_old_options(candidate_terms(terms)))]
+    share = (terms.size or text.n_docs) / max(total, 1) if total else 0.0
+    scorer = _Scorer(background, share, total)
+    # a topic of a large share p of the corpus cannot reach a lift of 1/p: half-way to it suffices
+    min_lift = MIN_LIFT if not 0 < share < 1 else min(MIN_LIFT, 1 + (1 / share - 1) / 2)
+    for min_papers in (2, 1):
+        options = _label_options(_parts(terms, text, scorer, min_lift, min_papers), scorer)
+        if options:
+            return _echoing(options, terms)
+    return []
+
+
+def _echoing(options: list[_Option], terms: TopicTerms) -> list[_Option]:
+    """The options sharing a word with the topic's top keywords, where any does: the page shows
+    both, and a label that none of its keywords echo reads as another topic's."""
+    top = set().union(*(stems_of(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
+    echoed = [o for o in options if any(same_word(w, t) for p in label_parts(o.label) for w in p for t in top)]
+    return echoed or options
+
+
+def _old_options(cands: list[tuple[str, float]]) -> list[str]:
+    """Labels from the representations alone (no papers to read): a phrase; a word, replaced by
+    the best phrase built on it or joined to the next term that shares no word with it."""
+    out: list[str] = []
+    for i, (first, score) in enumerate(cands[:10]):
+        if " " in first:
+            out.append(first)
+            continue
+        built = [t for t, s in cands if " " in t and terms_overlap(first, t) and s >= 0.4 * score]
+        seconds = [t for t, _ in cands[i + 1 : 12] if not terms_overlap(first, t) and len(t.split()) <= 2]
+        out += built[:1] + [f"{first} and {t}" for t in seconds[:1]] + [first]
+    return list(dict.fromkeys(out))
+
+
+def _near_best(options: list[_Option]) -> list[_Option]:
+    """The options ranked within :data:`RETRIEVAL_SLACK` of the best, best first."""
+    return [o for o in options if o.rank >= options[0].rank - RETRIEVAL_SLACK] if options else []
+
+
+def _free(label: str, taken: Sequence[str], taken_keys: set) -> bool:
+    return label not in taken and label_key(label) not in taken_keys and not any(contains(label, t) for t in taken)
+
+
+def label_for(
+    terms: TopicTerms,
+    taken: set[str] | Sequence[str],
+    *,
+    text: PhraseStats | None = None,
+    background: Background | None = None,
+    total: int = 0,
+    retrieves: Callable[[str], bool] | None = None,
+    options: list[_Option] | None = None,
+) -> str:
+    """One topic's label, avoiding labels in ``taken`` and labels whose words contain theirs or are
+    contained in them.
+
+    Args:
+        terms: the topic's representations and papers.
+        taken: labels of other topics, chosen before.
+        text: ``terms.text`` already parsed.
+        background: the corpus's rates (:class:`Background`) for the lift; None: no lift check.
+        total: papers in the corpus (with ``terms.size``, the topic's share).
+        retrieves: whether a label, embedded, is nearest to this topic's centroid; options that do
+            are preferred down to :data:`RETRIEVAL_SLACK` less in the ranking.
+        options: :func:`topic_options` already computed.
+
+    """
+    taken = list(taken)
+    taken_keys = {label_key(t) for t in taken}
+    if options is None:
+        options = topic_options(terms, text=text, background=background, total=total)
+    options = [o for o in options if _free(o.label, taken, taken_keys)]
+    if options and retrieves is not None:
+        hit = next((o for o in _near_best(options)[:RETRIEVAL_OPTIONS] if retrieves(o.label)), None)
+        if hit is not None:
+            return hit.label
+    if options:
+        return options[0].label
+    base = _fallback(terms, text)
+    label, n = base, 2
+    while not _free(label, taken, taken_keys) and n < 50:
+        words = [t for t, _ in terms.ctfidf if t and not is_generic(t) and _free(t, taken, taken_keys)]
+        label = words[0] if words else f"{base} {n}"
+        if words:
+            break
+        n += 1
+    return label
+
+
+def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None, **kwargs) -> dict[int, str]:
+    """Labels for all topics; larger topics (earlier in ``order``) choose first."""
+    return {topic: label for topic, (label, _) in label_topics(topics, order, **kwargs).items()}
+
+
+def label_topics(
+    topics: dict[int, TopicTerms],
+    order: list[int] | None = None,
+    *,
+    background: Background | None = None,
+    total: int = 0,
+    embed: Callable[[list[str]], object] | None = None,
+    centroids: object | None = None,
+) -> dict[int, tuple[str, LabelSupport]]:
+    """Labels for all topics with their support (each topic's papers read once); larger topics
+    (earlier in ``order``) choose first.
+
+    Args:
+        topics: topic id -> its representations and papers.
+        order: the order in which topics choose (default: by id).
+        background: the corpus's rates for the lift (:class:`Background`).
+        total: papers in the corpus.
+        embed: the corpus's embedder (list of texts -> normalised ``(m, dim)`` vectors) and
+        centroids: float ``(len(topics), dim)`` normalised topic centroids, rows in sorted topic id
+            order: with both, a label should retrieve its own topic.
+    """
+    import numpy as np
+
+    ids = sorted(topics)
+    texts = {t: (PhraseStats(topics[t].text) if topics[t].text else None) for t in ids}
+    options = {t: topic_options(topics[t], text=texts[t], background=background, total=total) for t in ids}
+    retrieves: dict[int, Callable[[str], bool]] = {}
+    if embed is not None and centroids is not None and len(ids) > 1:
+        # only the options a topic may take for retrieving it: near its best, a few at most (each is
+        # embedded; at hundreds of topics all of them would cost minutes)
+        flat = sorted({o.label for opts in options.values() for o in _near_best(opts)[:RETRIEVAL_OPTIONS]})
+        nearest: dict[str, int] = {}
+        if flat:
+            vectors = np.asarray(embed(flat), dtype=np.float64)
+            sims = vectors @ np.asarray(centroids, dtype=np.float64).T
+            nearest = {o: ids[int(j)] for o, j in zip(flat, np.argmax(sims, axis=1), strict=True)}
+        for t in ids:
+            retrieves[t] = lambda label, t=t: nearest.get(label) == t
+    taken: list[str] = []
+    out: dict[int, tuple[str, LabelSupport]] = {}
+    for topic in order or ids:
+        terms = topics[topic]
+        text = texts[topic]
+        label = label_for(
+            terms,
+            taken,
+            text=text,
+            background=background,
+            total=total,
+            retrieves=retrieves.get(topic),
+            options=options[topic],
+        )
+        out[topic] = (label, label_support(label, terms, text=text))
+        taken.append(label)
+    return out
