@@ -210,7 +210,7 @@ def build(
             attribute (tests' injected encoders), its vectors are stored, fingerprinted and
             recorded under that key; otherwise it stands for the configured model (e.g. the same
             model run elsewhere) and the model's key applies.
-        engine: computes the missing paper embeddings instead of this process (``pipeline.engines``,
+        engine: computes the missing paper embeddings instead of this process (``pipeline.embed.ray_engine``,
             e.g. ``RayEngine``); None: the local engine.
 
     Raises:
