@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +23,7 @@ import pandas as pd
 import pytest
 
 from pipeline.core import artifacts, schema
+from tests.servers import free_port, stop, wait_until_healthy
 
 pytestmark = pytest.mark.browser
 
@@ -35,17 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BASE_PATH_PROBE = re.compile(r"/[\w-]+/_stcore/(health|host-config)$")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def serve(root: Path, log_path: Path, *, args: tuple[str, ...] = (), env: dict | None = None) -> Iterator[str]:
     """``streamlit run app.py`` on a free port of 127.0.0.1 over the artifacts in ``root``; yields its
     base URL. ``args`` go to the app (after ``--``), ``env`` is added to the environment."""
-    port = _free_port()
+    port = free_port()
     log = log_path.open("w")
     proc = subprocess.Popen(
         [
@@ -57,24 +49,10 @@ def serve(root: Path, log_path: Path, *, args: tuple[str, ...] = (), env: dict |
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                    if response.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                pytest.fail(f"streamlit did not start; see {log_path}")
-            time.sleep(0.5)
+        wait_until_healthy(base, proc, log_path)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
         log.close()
 
 

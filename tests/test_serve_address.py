@@ -12,18 +12,11 @@ import shlex
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
 
 from tests.conftest import ROOT
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.servers import free_port, stop, wait_until_healthy
 
 
 def make_command(target: str, **variables: str) -> list[str]:
@@ -70,31 +63,17 @@ def test_make_run_accepts_connections_on_loopback_only(tmp_path):
     addresses = own_addresses()
     if not addresses:
         pytest.skip("this machine has no network address besides loopback: nothing to check")
-    port = _free_port()
+    port = free_port()
     argv = make_command("run", PY=sys.executable, PORT=str(port), ARTIFACTS=str(tmp_path / "artifacts"))
     log = tmp_path / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while True:  # until the server answers on loopback
-            assert proc.poll() is None, log.read_text()
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
-                    assert r.status == 200
-                break
-            except OSError:
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.2)
+        wait_until_healthy(f"http://127.0.0.1:{port}", proc, log, timeout=120)
         reachable = [a for family, a in addresses if _connects(family, a, port)]
         assert not reachable, f"`make run` accepts connections on {reachable}: it must listen on 127.0.0.1 only"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc, timeout=30)
 
 
 def test_make_share_is_read_only():
