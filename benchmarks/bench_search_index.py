@@ -35,6 +35,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -166,9 +167,25 @@ def memory() -> dict:
     return out
 
 
-def _queries(corpus, index) -> dict:
-    from explorer.services.search import keyword_search
+def _code_module(*names: str):
+    """The first of ``names`` the code under test has: the baseline (``--baseline``) may be from
+    before the modules moved into stage folders (issue 21: ``explorer.search`` is now
+    ``explorer.services.search``)."""
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise  # the module exists but something it imports does not
+    raise ModuleNotFoundError(f"none of {names} in {sys.path[0]}")
 
+
+def _search():
+    return _code_module("explorer.services.search", "explorer.search")
+
+
+def _queries(corpus, index) -> dict:
+    keyword_search = _search().keyword_search
     times, hits = [], []
     for q in QUERIES:
         t0 = time.perf_counter()
@@ -204,21 +221,18 @@ def phase_build(texts: Path, folder: Path) -> dict:
     }
 
 
-def phase_old(texts: Path) -> dict:
-    """Old path: texts in memory, index built by the first search (run with the baseline's code:
-    its ``build_bm25`` and ``keyword_search``)."""
-    from explorer.services.search import build_bm25, keyword_search
-
+def _search_phase(load_texts, open_index) -> dict:
+    """Time ``load_texts()`` (the papers' texts), then the first keyword search with
+    ``open_index(corpus)``'s index, then every query; memory after each step."""
+    keyword_search = _search().keyword_search
     start = memory()
     t0 = time.perf_counter()
-    papers = pd.read_parquet(texts, columns=["title", "abstract", "model_text"])
-    for c in papers.columns:
-        papers[c] = papers[c].astype("str")
+    papers = load_texts()
     load_s = time.perf_counter() - t0
     corpus = SimpleNamespace(n_papers=len(papers), papers=papers)
     loaded = memory()
     t0 = time.perf_counter()
-    index = build_bm25(corpus)
+    index = open_index(corpus)
     keyword_search(corpus, index, QUERIES[0], k=25)
     first = time.perf_counter() - t0
     q = _queries(corpus, index)
@@ -230,41 +244,39 @@ def phase_old(texts: Path) -> dict:
         "mem_loaded": loaded,
         "mem_after": memory(),
     }
+
+
+def phase_old(texts: Path) -> dict:
+    """Old path: texts in memory, index built by the first search (run with the baseline's code:
+    its ``build_bm25`` and ``keyword_search``)."""
+
+    def load_texts() -> pd.DataFrame:
+        papers = pd.read_parquet(texts, columns=["title", "abstract", "model_text"])
+        for c in papers.columns:
+            papers[c] = papers[c].astype("str")
+        return papers
+
+    return _search_phase(load_texts, _search().build_bm25)
 
 
 def phase_new(folder: Path) -> dict:
     """New path: the build's index memory-mapped, titles and abstracts memory-mapped from papers.arrow."""
-    from explorer.services.search import keyword_search
     from explorer.state.corpus_files import map_arrow
     from pipeline.analysis import bm25
     from pipeline.core import schema
 
-    start = memory()
-    t0 = time.perf_counter()
-    papers = map_arrow(folder / "texts.arrow")
-    load_s = time.perf_counter() - t0
-    corpus = SimpleNamespace(n_papers=len(papers), papers=papers)
-    loaded = memory()
-    t0 = time.perf_counter()
-    index = bm25.load_index(folder / schema.KEYWORD_INDEX, len(papers))
-    assert index is not None
-    keyword_search(corpus, index, QUERIES[0], k=25)
-    first = time.perf_counter() - t0
-    q = _queries(corpus, index)
-    return {
-        "texts_load_s": load_s,
-        "first_s": first,
-        **q,
-        "mem_start": start,
-        "mem_loaded": loaded,
-        "mem_after": memory(),
-    }
+    def open_index(corpus):
+        index = bm25.load_index(folder / schema.KEYWORD_INDEX, corpus.n_papers)
+        assert index is not None
+        return index
+
+    return _search_phase(lambda: map_arrow(folder / "texts.arrow"), open_index)
 
 
 def phase_load(folder: Path, name: str) -> dict:
     """``load_corpus`` on ``folder``, then what the map's first view reads (positions, topics, titles
     in view: here the first 200)."""
-    from explorer.state import data
+    data = _code_module("explorer.state.data", "explorer.data")
 
     start = memory()
     t0 = time.perf_counter()
