@@ -353,10 +353,18 @@ def test_the_phrase_check_matches_what_pandas_matched(corpus):
         np.testing.assert_array_equal(search.phrase_mask(tiny_chunked, query), search.phrase_mask(tiny, query))
 
 
-def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index):
-    """Only the k best are sorted now; the order is the full sort's: exact first, score, row."""
+@pytest.mark.parametrize("first_round", [1, 3, search.PHRASE_FIRST_ROUND])
+def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index, monkeypatch, first_round):
+    """Only the k best are sorted, and the phrase is checked only on the best scores, round after
+    round (here from 1 and 3 papers on, so that every query takes several rounds); the order is the
+    full sort's of every paper sharing a word with the query: exact first, score, row."""
+    monkeypatch.setattr(search, "PHRASE_FIRST_ROUND", first_round)
+    monkeypatch.setattr(search, "PHRASE_ROUND_GROWTH", 2 if first_round < 10 else search.PHRASE_ROUND_GROWTH)
     rng = np.random.default_rng(3)
-    for query in [*KEYWORD_QUERIES, "learning", "agents planning", "the learning"]:
+    # the last four: papers with the phrase lie far apart in the score order (this corpus: "learning
+    # and" at places 4, 17 and 24 of 35), so a search that stopped checking too early would miss some
+    phrases_far_apart = ["learning to", "learning and", "we propose a", "in this paper"]
+    for query in [*KEYWORD_QUERIES, "learning", "agents planning", "the learning", *phrases_far_apart]:
         for k in (1, 5, 25, 500):
             mask = rng.random(corpus.n_papers) < 0.7 if k != 500 else None
             tokens = search.tokenize([query])[0]
@@ -365,11 +373,12 @@ def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index):
                 np.asarray(index.get_scores(ids), dtype=np.float32) if ids else np.zeros(corpus.n_papers, np.float32)
             )
             exact = search.phrase_mask(corpus, query)
-            allowed = ((scores > 0) | exact) & (mask if mask is not None else True)
+            allowed = (scores > 0) & (mask if mask is not None else True)
             rows = np.flatnonzero(allowed)
             expected = rows[np.lexsort((rows, -scores[rows], ~exact[rows]))][:k]
             hits = search.keyword_search(corpus, index, query, mask=mask, k=k)
             np.testing.assert_array_equal(hits.rows, expected, err_msg=f"{query} k={k}")
+            np.testing.assert_array_equal(hits.exact, exact[expected], err_msg=f"{query} k={k}")
 
 
 def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fix_it(small_artifacts, tmp_path, index):
@@ -406,6 +415,8 @@ def test_bm25_respects_the_filters_and_odd_queries(corpus, index):
     hits = search.keyword_search(corpus, index, "planning agents", mask=mask)
     assert len(hits) and mask[hits.rows].all()
     assert len(search.keyword_search(corpus, index, "the of and")) == 0  # stop words only
+    assert search.phrase_mask(corpus, "of the").any()  # a phrase of stop words alone matches no paper:
+    assert len(search.keyword_search(corpus, index, "of the")) == 0  # only papers sharing a word are ranked
     assert len(search.keyword_search(corpus, index, "zzzzqqq")) == 0
     assert np.all(np.diff(hits.scores[~hits.exact]) <= 1e-6)
 

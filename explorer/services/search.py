@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from pipeline.embed.encoders import Encoder
 
 MIN_PHRASE_WORDS = 2
+#: Rows per piece of the phrase scan (pieces run on all cores).
+PHRASE_PIECE = 32_768
 
 
 @dataclass(frozen=True)
@@ -100,11 +102,23 @@ def index_note(corpus: Corpus) -> str | None:
 
 def phrase_mask(corpus: Corpus, query: str) -> np.ndarray:
     """Papers whose title or abstract contains ``query`` verbatim (case and spacing ignored)."""
+    return phrase_rows(corpus, np.arange(corpus.n_papers), query)
+
+
+def phrase_rows(corpus: Corpus, rows: np.ndarray, query: str) -> np.ndarray:
+    """bool ``(len(rows),)``: the papers ``rows`` whose title or abstract contains ``query`` verbatim
+    (case and spacing ignored); all False for a query of fewer than ``MIN_PHRASE_WORDS`` words."""
     words = query.split()
-    if len(words) < MIN_PHRASE_WORDS:
-        return np.zeros(corpus.n_papers, dtype=bool)
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(words) < MIN_PHRASE_WORDS or not len(rows):
+        return np.zeros(len(rows), dtype=bool)
     papers = corpus.papers
-    return _contains_phrase(papers["abstract"], words) | _contains_phrase(papers["title"], words)
+    every = len(rows) == corpus.n_papers and bool(np.all(rows == np.arange(len(rows))))
+
+    def column(name: str) -> pd.Series:
+        return papers[name] if every else papers[name].iloc[rows]
+
+    return _contains_phrase(column("abstract"), words) | _contains_phrase(column("title"), words)
 
 
 @functools.cache
@@ -137,20 +151,32 @@ def _contains_phrase(column: pd.Series, words: list[str]) -> np.ndarray:
             return hit.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
         try:
-            chunks = arrow.chunks
-            if len(chunks) <= 1:
-                return match(arrow) if len(chunks) else np.zeros(0, dtype=bool)
-            # papers.arrow is written in batches: RE2 scans them on all cores (Arrow frees the GIL).
-            with ThreadPoolExecutor(max_workers=min(len(chunks), os.cpu_count() or 1)) as pool:
-                return np.concatenate(list(pool.map(match, chunks)))
+            # Pieces of at most PHRASE_PIECE rows (zero-copy slices): RE2 scans them on all cores
+            # (Arrow frees the GIL).
+            pieces = [c.slice(i, PHRASE_PIECE) for c in arrow.chunks for i in range(0, len(c), PHRASE_PIECE)]
+            if len(pieces) <= 1:
+                return match(pieces[0]) if pieces else np.zeros(0, dtype=bool)
+            with ThreadPoolExecutor(max_workers=min(len(pieces), os.cpu_count() or 1)) as pool:
+                return np.concatenate(list(pool.map(match, pieces)))
         except (ArrowInvalid, NotImplementedError):
             pass
     pattern = r"\s+".join(re.escape(w) for w in words)
     return column.str.contains(pattern, case=False, regex=True).fillna(False).to_numpy(dtype=bool)
 
 
+#: Papers checked for the exact phrase in the first round of a keyword search (best scores first);
+#: each further round checks this many times more, until ``k`` papers with the phrase are found.
+PHRASE_FIRST_ROUND = 256
+PHRASE_ROUND_GROWTH = 8
+
+
 def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None = None, k: int = 20) -> Hits:
-    """BM25 ranking; papers containing the query as an exact phrase come first.
+    """BM25 ranking of the papers sharing a word with the query (English stop words ignored);
+    among them, those containing the query as an exact phrase come first, then by score, ties by row.
+
+    Only the papers needed are checked for the phrase: best scores first, in growing rounds, until
+    ``k`` of them contain it (then no paper further down can enter the first ``k``) or every match is
+    checked. A million abstracts are never all read for a common phrase.
 
     Args:
         index: from ``open_bm25`` (or ``explorer.ui.caches.bm25_index``).
@@ -159,25 +185,31 @@ def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None
     tokens = tokenize([query])[0]
     ids = index.get_tokens_ids(tokens) if tokens else []
     if not ids:
-        scores = np.zeros(corpus.n_papers, dtype=np.float32)
-    else:
-        scores = np.asarray(index.get_scores(ids), dtype=np.float32)
-    exact = phrase_mask(corpus, query)
-    allowed = (scores > 0) | exact
+        return _empty()
+    scores = np.asarray(index.get_scores(ids), dtype=np.float32)
+    allowed = scores > 0
     if mask is not None:
         allowed &= mask
-    # Order: exact phrases first, then by score, ties by row; only the k best are sorted (a common
-    # word matches most of a million papers).
-    first = np.flatnonzero(allowed & exact)
-    first = first[np.lexsort((first, -scores[first]))][:k]
-    rest = np.flatnonzero(allowed & ~exact)
-    if len(first) < k and len(rest):
-        best = top_k(scores[rest], min(k - len(first), len(rest)))
-        first = np.concatenate([first, rest[best]])
-    rows = first.astype(np.int64)
-    if len(rows) == 0:
+    rows = np.flatnonzero(allowed)
+    if not len(rows):
         return _empty()
-    return Hits(rows, scores[rows], exact[rows])
+    k = min(k, len(rows))
+    if len(query.split()) < MIN_PHRASE_WORDS:
+        best = rows[top_k(scores[rows], k)]
+        return Hits(best, scores[best], np.zeros(len(best), dtype=bool))
+    checked, exact = 0, np.zeros(0, dtype=bool)
+    size = max(PHRASE_FIRST_ROUND, k)
+    while True:
+        size = min(size, len(rows))
+        order = rows[top_k(scores[rows], size)]  # (score desc, row asc): the full sort's first ``size``
+        exact = np.concatenate([exact, phrase_rows(corpus, order[checked:], query)])
+        checked = size
+        if exact.sum() >= k or size == len(rows):
+            break
+        size *= PHRASE_ROUND_GROWTH
+    chosen = np.concatenate([order[exact], order[~exact]])[:k].astype(np.int64)
+    flags = np.arange(k) < int(exact.sum())
+    return Hits(chosen, scores[chosen], flags)
 
 
 # ------------------------------------------------------------------------------------------
