@@ -16,12 +16,15 @@ index and corpus load"). Same run, like against like, each measurement in a fres
 Texts (no embeddings are needed here). The real shared abstracts (NeurIPS, ICLR, ICML, IJCAI,
 about 35,000) as they are, then recombined papers up to the size: each takes the sentence count of
 a random real abstract, and its sentence i is the sentence at the same relative position of one of
-8 randomly drawn real abstracts; its title is one of those papers'. Sentences alone add no new
+8 randomly drawn real abstracts; its title is the first of those papers'. Sentences alone add no new
 words, and an index's vocabulary (and so its size) grows with the corpus in real text, so each
-recombined paper also gets new words at the rate Heaps' law fitted on the real abstracts
-predicts (``V(N) = K N^beta``, its derivative ``K beta N^(beta-1)`` words per paper, Poisson),
-each a new compound of two real words ("graphdiffusion") used once. Model text is ``title. abstract``
-(whitespace normalised, not cleaned: ``pipeline.ingest.clean`` is not the subject here).
+recombined abstract then gets new words from ``benchmarks/heaps.py`` (the corpora of
+``make_corpora.py`` get theirs the same way): ``VocabularyGrowth`` with Heaps' law as fitted there on
+the real abstracts' tokens (``heaps.HEAPS``, ``V = K N^beta``) replaces some of its content words by
+coined ones (a real word's head joined to another's tail) and as many by earlier coined words, so the
+abstracts' vocabulary grows beyond the real papers' at the law's rate. Model text is
+``title. abstract`` (whitespace normalised, not cleaned: ``pipeline.ingest.clean`` is not the subject
+here).
 
 The corpus-load folder is the fixture corpus's build (137 papers, hashing embedder) with its
 papers table, embeddings and topic distribution grown to the size (the texts above, random unit
@@ -30,6 +33,8 @@ vectors, random map positions); the other tables are the fixture's (small at any
 Usage::
 
     .venv/bin/python benchmarks/bench_search_index.py --sizes 100k 1m --work /tmp/bench-search
+    # the old paths (the baseline's code: at 1M ~6 min for the first search, ~12 s a query) at 100k only
+    .venv/bin/python benchmarks/bench_search_index.py --sizes 100k 1m --old-sizes 100k --work /tmp/bench-search
 """
 
 from __future__ import annotations
@@ -56,10 +61,13 @@ ROOT = Path(__file__).resolve().parent.parent
 #: A phase can run another checkout's code (the code before this change, for the old corpus load).
 sys.path.insert(0, os.environ.get("BENCH_CODE_ROOT") or str(ROOT))
 sys.path.insert(1, str(ROOT))
+#: ``benchmarks`` has no ``__init__``: a namespace package over both roots, so a baseline without
+#: ``heaps.py`` still finds this checkout's (only the texts, made in the parent process, use it).
+from benchmarks import heaps  # noqa: E402
 from benchmarks.make_corpora import DATA, SOURCES  # noqa: E402  (the shared data, found as the corpora script finds them)
 from benchmarks.markdown_block import write_block  # noqa: E402
 
-SIZES = {"50k": 50_000, "100k": 100_000, "1m": 1_000_000}
+SIZES = {"5k": 5_000, "50k": 50_000, "100k": 100_000, "1m": 1_000_000}
 DONORS = 8
 SEED = 7
 #: 20 queries a reader might type: single words, phrases (the exact-phrase check runs for 2+ words),
@@ -94,62 +102,50 @@ def real_papers() -> pd.DataFrame:
     return papers
 
 
-def heaps_fit(texts: list[str]) -> dict:
-    """K and beta of V(N) = K N^beta over documents, fitted on prefixes of ``texts`` (shuffled)."""
-    from pipeline.analysis.bm25 import tokenize
-
-    tokens = tokenize(texts)
-    seen: set[str] = set()
-    points = []
-    marks = set(np.unique(np.geomspace(500, len(tokens), 20).astype(int)))
-    for i, toks in enumerate(tokens, start=1):
-        seen.update(toks)
-        if i in marks:
-            points.append((i, len(seen)))
-    n, v = np.log(np.array(points, dtype=float)).T
-    beta, log_k = np.polyfit(n, v, 1)
-    return {"K": float(np.exp(log_k)), "beta": float(beta), "vocab": len(seen), "docs": len(tokens), "vocab_set": seen}
-
-
 def make_texts(n: int, out: Path) -> dict:
-    """``out``: doc_id, title, abstract, model_text for ``n`` papers (real first, then recombined)."""
+    """``out``: doc_id, title, abstract, model_text for ``n`` papers (real first, then recombined, each
+    recombined abstract with the new words ``heaps.VocabularyGrowth`` gives it); what was made."""
     rng = np.random.default_rng(SEED)
     real = real_papers().sample(frac=1.0, random_state=SEED).reset_index(drop=True)
-    real_text = (real["title"] + ". " + real["abstract"]).tolist()
-    heaps = heaps_fit(real_text)
-    real_vocab = heaps.pop("vocab_set")
-    vocab = sorted(w for w in real_vocab if w.isalpha() and len(w) >= 4)
     sentences = [[s for s in _SENTENCE_END.split(a) if s] or [a] for a in real["abstract"]]
     m = len(real)
-    k, beta = heaps["K"], heaps["beta"]
     titles, abstracts = real["title"].tolist()[:n], real["abstract"].tolist()[:n]
-    coined: set[str] = set()
-    new_words = 0
-    for i in range(max(0, n - m)):
+    growth = heaps.VocabularyGrowth(heaps.HEAPS, real["abstract"], seed=SEED)
+    real_tokens, real_words = growth.n_tokens, growth.n_types
+    for _ in range(max(0, n - m)):
         shape = sentences[rng.integers(m)]
         donors = rng.integers(m, size=DONORS)
         parts = []
         for j in range(len(shape)):
             d = sentences[donors[rng.integers(DONORS)]]
             parts.append(d[min(len(d) - 1, int(j * len(d) / len(shape)))])
-        rate = k * beta * (m + i + 1) ** (beta - 1)
-        for _ in range(rng.poisson(rate)):
-            while True:
-                word = vocab[rng.integers(len(vocab))] + vocab[rng.integers(len(vocab))]
-                if word not in coined and word not in real_vocab:
-                    break
-            coined.add(word)
-            new_words += 1
-            s = rng.integers(len(parts))
-            words = parts[s].split(" ")
-            words.insert(int(rng.integers(len(words) + 1)), word)
-            parts[s] = " ".join(words)
-        abstracts.append(" ".join(parts))
+        abstracts.append(growth.apply(" ".join(parts)))
         titles.append(titles[int(donors[0])])
+    if n < m:  # only some of the real papers: count their words
+        seen = {w for a in abstracts for w in heaps.tokens(a)}
+        real_tokens = sum(len(heaps.tokens(a)) for a in abstracts)
+        real_words = len(seen)
+        all_tokens, all_words = real_tokens, real_words
+    else:
+        all_tokens, all_words = growth.n_tokens, growth.n_types
     frame = pd.DataFrame({"doc_id": [f"p{i:07d}" for i in range(n)], "title": titles, "abstract": abstracts})
     frame["model_text"] = frame["title"] + ". " + frame["abstract"]
     frame.to_parquet(out, index=False)
-    return {"real": min(n, m), "recombined": max(0, n - m), "coined_words": new_words, **heaps}
+    return {
+        "generator": "benchmarks/heaps.py",
+        "real": min(n, m),
+        "recombined": max(0, n - m),
+        "coined_words": growth.n_coined,
+        "K": heaps.HEAPS.k,
+        "beta": heaps.HEAPS.beta,
+        # Distinct words (heaps.tokens) and tokens of the abstracts: the real ones used, and all of them.
+        "real_tokens": real_tokens,
+        "real_words": real_words,
+        "tokens": all_tokens,
+        "words": all_words,
+        # What the law asks for at that many tokens, continued from the real abstracts' count.
+        "law_words": round(heaps.HEAPS.types(all_tokens) + growth.offset) if n > m else None,
+    }
 
 
 # ------------------------------------------------------------------------------------------
@@ -412,19 +408,49 @@ def verdict(value: float, target: float, size: str) -> str:
     return "met" if value <= target else "**missed**"
 
 
+def _texts_size(r: dict) -> str:
+    """One size's texts: real and recombined papers, coined words, distinct words."""
+    t = r["texts"]
+    if not t["recombined"]:
+        return f"{r['n']:,}: real papers only, no words coined, {t['words']:,} distinct words"
+    return (
+        f"{r['n']:,}: {t['real']:,} real + {t['recombined']:,} recombined, {t['coined_words']:,} coined words, "
+        f"{t['real_words']:,} distinct words in the real abstracts and {t['words']:,} in all "
+        f"(the law, continued from the real abstracts' count, asks for {t['law_words']:,})"
+    )
+
+
+def _sizes(rows: list[dict]) -> str:
+    return ", ".join(f"{r['n']:,}" for r in rows)
+
+
 def markdown(res: dict) -> str:
+    runs = list(res["sizes"].values())
+    with_old = [r for r in runs if "old" in r]
+    without_old = [r for r in runs if "old" not in r]
+    t0 = runs[0]["texts"] if runs else {"K": heaps.HEAPS.k, "beta": heaps.HEAPS.beta}
     lines = [
         f"Measured {res['date']} on {res['machine']} with `{res['command']}` (load average at the end: "
         f"{res['load']:.1f}; **a shared machine, 2 cores used by other sessions too: re-measure on a quiet one**). "
-        "Every row is a fresh process; old and new ran in the same run on the same files.",
+        "Every row is a fresh process; "
+        + (
+            "old and new ran in the same run on the same files"
+            + (f" (the old paths only at {_sizes(with_old)})" if without_old else "")
+            if with_old
+            else "only the new paths ran (`--old-sizes` none)"
+        )
+        + ".",
         "",
         "**Texts**: the ~35k real shared abstracts as they are, then papers recombined from their sentences "
-        f"(sentence i from one of {DONORS} random real abstracts at the same relative position) with new words "
-        "added at the rate Heaps' law fitted on the real abstracts predicts ("
-        + ", ".join(
-            f"{s}: K = {r['texts']['K']:.1f}, beta = {r['texts']['beta']:.3f}, {r['texts']['coined_words']:,} new words"
-            for s, r in res["sizes"].items()
-        )
+        f"(sentence i from one of {DONORS} random real abstracts at the same relative position, the title the "
+        "first of those papers'). Sentences alone add no new words, while a real corpus's vocabulary keeps growing, "
+        "so each recombined abstract gets new words from `benchmarks/heaps.py`, as the corpora of "
+        "`benchmarks/make_corpora.py` do: Heaps' law fitted there on the real abstracts' tokens "
+        f"(V = K N^beta, K = {t0['K']:.3f}, beta = {t0['beta']:.4f}), continued from the real abstracts' "
+        "vocabulary; some content words are replaced by coined ones (a real word's head joined to another's tail) "
+        "and as many by earlier coined words. Words counted in the abstracts, as `benchmarks/heaps.py` tokenises "
+        "them ("
+        + "; ".join(_texts_size(r) for r in runs)
         + "). Vocabulary growth matters: the index's vocabulary file and its memory grow with it, so stitched "
         "sentences alone (no new words) would flatter the index. Not embedded: this benchmark needs no vectors.",
         "",
@@ -442,6 +468,8 @@ def markdown(res: dict) -> str:
     for size, r in res["sizes"].items():
         b = r["build"]
         for path in ("old", "new"):
+            if path not in r:
+                continue
             p = r[path]
             built = (
                 f"{b['build_s']:.1f} s + {b['save_s']:.1f} s save, {b['size_mb']:,.0f} MB, {b['vocab']:,}"
@@ -457,7 +485,6 @@ def markdown(res: dict) -> str:
                 f"| {r['n']:,} | {path} | {built} | {p['first_s']:.2f} | {p['median_s']:.3f} / {p['max_s']:.3f} "
                 f"| {ml['VmRSS']:,} ({ml['RssAnon']:,}+{ml['RssFile']:,}) | {ma['VmRSS']:,} ({ma['RssAnon']:,}+{ma['RssFile']:,}) | {v} |"
             )
-    same = all(r["old"]["hits"] == r["new"]["hits"] for r in res["sizes"].values())
     for r in res["sizes"].values():
         slow = sorted(zip(r["new"]["times"], QUERIES, strict=True), reverse=True)[:3]
         lines += [
@@ -467,12 +494,28 @@ def markdown(res: dict) -> str:
             + (f" (new rows re-measured: {r['new_rerun']})" if r.get("new_rerun") else "")
             + ".",
         ]
+    compared = []
+    if with_old:
+        same = all(r["old"]["hits"] == r["new"]["hits"] for r in with_old)
+        compared.append(
+            f"Same results: the 25 hits of every query are {'identical' if same else '**not identical**'} on both "
+            f"paths (at {_sizes(with_old)})."
+        )
+    if without_old:
+        compared.append(
+            f"The old paths (the baseline's search and corpus load) were not run at {_sizes(without_old)} "
+            "(`--old-sizes`): no old rows there."
+        )
     lines += [
         "",
-        f"Same results: the 25 hits of every query are {'identical' if same else '**not identical**'} on both paths. "
-        "Index build peak memory (at build, in the build's own process): "
-        + ", ".join(f"{r['n']:,}: {r['build']['peak_mb']:,} MB" for r in res["sizes"].values())
-        + ".",
+        " ".join(
+            [
+                *compared,
+                "Index build peak memory (at build, in the build's own process): "
+                + ", ".join(f"{r['n']:,}: {r['build']['peak_mb']:,} MB" for r in runs)
+                + ".",
+            ]
+        ),
         "",
         "**Corpus load** (`explorer.state.data.load_corpus`, a build folder grown from the fixture's: these texts, random "
         "unit vectors, random map positions; the same files for every row). *First view* reads what the map's first "
@@ -495,7 +538,7 @@ def markdown(res: dict) -> str:
             )
     reruns = {r["rerun_load"] for r in res["sizes"].values() if r.get("rerun_load")}
     if reruns:
-        lines += ["", f"Corpus loads re-measured, all three rows together: {'; '.join(sorted(reruns))}."]
+        lines += ["", f"Corpus loads re-measured, all rows of a size together: {'; '.join(sorted(reruns))}."]
     lines += [
         "",
         "Not measured here: the map's first visit and the server's memory after the map and both searches (need the "
@@ -506,7 +549,16 @@ def markdown(res: dict) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", nargs="+", default=["100k"], help="100k and/or 1m")
+    ap.add_argument("--sizes", nargs="+", default=["100k"], choices=list(SIZES), help="100k and/or 1m")
+    ap.add_argument(
+        "--old-sizes",
+        nargs="*",
+        choices=list(SIZES),
+        metavar="SIZE",
+        help="the sizes at which the old paths (the baseline's search and corpus load: slow, at 1M about 6 min "
+        "for the first search and 12 s a query) run too (default: all of --sizes; none when given alone; "
+        "sizes not in --sizes are ignored)",
+    )
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench-search-index"))
     ap.add_argument("--no-write", action="store_true", help="print the block, leave BENCHMARKS.md alone")
     ap.add_argument(
@@ -526,11 +578,15 @@ def main() -> None:
         out = fn(*[Path(rest[0]), *([Path(rest[1])] if kind == "build" else rest[1:])])
         print(json.dumps(out, default=float))
         return
+    old_sizes = args.sizes if args.old_sizes is None else args.old_sizes
     args.work.mkdir(parents=True, exist_ok=True)
+    command = "python benchmarks/bench_search_index.py --sizes " + " ".join(args.sizes)
+    if set(old_sizes) != set(args.sizes):
+        command += " --old-sizes" + "".join(f" {s}" for s in old_sizes)
     res = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30)} GB",
-        "command": "python benchmarks/bench_search_index.py --sizes " + " ".join(args.sizes),
+        "command": command,
         "sizes": {},
     }
     if args.rerun_new:  # the new search path again, into the results of the last full run
@@ -541,9 +597,12 @@ def main() -> None:
             r["new"] = run_phase("new", str(folder))
             r["new_rerun"] = args.rerun_new
             print(f"[{size}] new: first {r['new']['first_s']:.2f} s, median {r['new']['median_s']:.3f} s", flush=True)
-            if args.rerun_load:  # the three corpus loads again, one after the other
+            if args.rerun_load:  # the corpus loads again, one after the other
                 bench_old, bench_new = folder / "build-old" / "bench", folder / "build-new" / "bench"
-                r["load_old"] = run_phase("load", str(bench_old), "bench", code=baseline_tree(args))
+                if size in old_sizes:
+                    r["load_old"] = run_phase("load", str(bench_old), "bench", code=baseline_tree(args))
+                else:
+                    r.pop("load_old", None)
                 r["load_parquet"] = run_phase("load", str(bench_old), "bench")
                 r["load_new"] = run_phase("load", str(bench_new), "bench")
                 r["rerun_load"] = args.rerun_new
@@ -560,9 +619,10 @@ def main() -> None:
         print(f"[{size}] texts", flush=True)
         t0 = time.perf_counter()
         info_path = folder / "texts.json"
-        if not (texts.is_file() and info_path.is_file()):
-            info_path.write_text(json.dumps(make_texts(n, texts)))
-        info = json.loads(info_path.read_text())
+        info = json.loads(info_path.read_text()) if texts.is_file() and info_path.is_file() else {}
+        if info.get("generator") != "benchmarks/heaps.py":  # none yet, or made by the generator before it
+            info = make_texts(n, texts)
+            info_path.write_text(json.dumps(info))
         print(f"  {time.perf_counter() - t0:.0f} s: {info}", flush=True)
         texts_arrow(texts, folder / "texts.arrow")
         shutil.rmtree(folder / "keyword_index", ignore_errors=True)
@@ -570,16 +630,17 @@ def main() -> None:
         print(f"[{size}] index build", flush=True)
         r["build"] = run_phase("build", str(texts), str(folder))
         print(f"  {r['build']}", flush=True)
-        print(f"[{size}] old search", flush=True)
-        r["old"] = run_phase("old", str(texts), code=baseline_tree(args))
-        print(f"  first {r['old']['first_s']:.2f} s, median {r['old']['median_s']:.3f} s", flush=True)
+        if size in old_sizes:
+            print(f"[{size}] old search", flush=True)
+            r["old"] = run_phase("old", str(texts), code=baseline_tree(args))
+            print(f"  first {r['old']['first_s']:.2f} s, median {r['old']['median_s']:.3f} s", flush=True)
         print(f"[{size}] new search", flush=True)
         r["new"] = run_phase("new", str(folder))
         print(f"  first {r['new']['first_s']:.2f} s, median {r['new']['median_s']:.3f} s", flush=True)
         print(f"[{size}] corpus load", flush=True)
         grow_build(fixture, texts, folder / "build-new" / "bench")
         without_arrow(folder / "build-new" / "bench", folder / "build-old" / "bench")
-        if args.baseline:
+        if args.baseline and size in old_sizes:
             r["load_old"] = run_phase("load", str(folder / "build-old" / "bench"), "bench", code=baseline_tree(args))
         r["load_parquet"] = run_phase("load", str(folder / "build-old" / "bench"), "bench")
         r["load_new"] = run_phase("load", str(folder / "build-new" / "bench"), "bench")
