@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.analysis.trends import compute_trends
+from pipeline.build.map_job import MapJob, map_in_background
 from pipeline.build.results import FittedModel, TopicResult
 from pipeline.build.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
 from pipeline.build.stage_cache import StageCache, array_digest
@@ -30,8 +31,14 @@ from pipeline.model.represent import fit_topics, growth_per_year
 from pipeline.model.vocab import doc_terms
 
 
-def reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_knn=None) -> tuple[Projection, bool]:
-    """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists."""
+def reduce_cached(
+    embeddings: np.ndarray, config: BuildConfig, root: Path, on_knn=None, *, map_jobs: list[MapJob] | None = None
+) -> tuple[Projection | MapJob, bool]:
+    """The projection from the stage cache or computed; ``on_knn(knn)`` is called once the kNN graph exists.
+
+    With ``map_jobs`` (a list the caller closes), a corpus whose clustering does not read the map
+    (``map_job.map_in_background``) gets a ``MapJob`` instead: the kNN graph now, the map from a
+    background process when ``projection()`` is called (then cached as the computed one is)."""
     digest = array_digest(embeddings)
     digest.update(json.dumps(asdict(config.umap), sort_keys=True).encode())
     digest.update(f"{REDUCE_VERSION}-{uses_projection(config.cluster)}".encode())
@@ -49,6 +56,10 @@ def reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_kn
     knn = shared_knn(embeddings, config.umap)
     if on_knn:
         on_knn(knn)
+    if map_jobs is not None and map_in_background(len(embeddings), config):
+        job = MapJob(embeddings, knn, config.umap, on_done=lambda projection: cache.put(entry, projection.save))
+        map_jobs.append(job)
+        return job, False
     projection = reduce(embeddings, config.umap, knn=knn, with_cluster=uses_projection(config.cluster))
     cache.put(entry, projection.save)
     return projection, False
@@ -56,31 +67,32 @@ def reduce_cached(embeddings: np.ndarray, config: BuildConfig, root: Path, on_kn
 
 def fit_full(papers, texts: list[str], embeddings, config: BuildConfig, root: Path, embedder, run) -> TopicResult:
     job = StabilityJob(embeddings, config, artifacts.cache_dir(root), background_min_papers=BACKGROUND_MIN_PAPERS)
+    map_jobs: list[MapJob] = []
     try:
-        return _fit_full_with(job, papers, texts, embeddings, config, root, embedder, run)
+        return _fit_full_with(job, map_jobs, papers, texts, embeddings, config, root, embedder, run)
     finally:
         job.close()
+        for map_job in map_jobs:
+            map_job.close()
 
 
-def _fit_full_with(job, papers, texts: list[str], embeddings, config: BuildConfig, root, embedder, run) -> TopicResult:
+def _fit_full_with(
+    job, map_jobs, papers, texts: list[str], embeddings, config: BuildConfig, root, embedder, run
+) -> TopicResult:
     """The full fit; ``texts`` is ``papers["model_text"]`` as one list (made once: a million
     Python strings are over a gigabyte)."""
     n = len(papers)
-    what = (
-        f"{config.umap.cluster_dims}-d for clustering, 2-d for the map"
-        if uses_projection(config.cluster)
-        else "kNN graph for clustering, 2-d map"
-    )
-    with run.stage("reduce", f"Projecting with UMAP ({what})") as clock:
-        projection, cached = reduce_cached(embeddings, config, root, on_knn=job.start)
-        clock.note = "cached" if cached else ""
-    knn = _knn_info(embeddings, projection, config)
+    reduced = _reduce_stage(job, map_jobs, embeddings, config, root, run)
+    knn = _knn_info(embeddings, reduced.knn_indices, config)
     if knn["method"] != "exact":
         with run.stage("knn_recall", f"Checking the approximate kNN graph on {knn['recall_sample']:,} papers") as clock:
-            knn["recall"] = round(knn_recall(embeddings, projection.knn_indices, sample=knn["recall_sample"]), 4)
+            knn["recall"] = round(knn_recall(embeddings, reduced.knn_indices, sample=knn["recall_sample"]), 4)
             clock.note = f"recall@{knn['k']} {knn['recall']:.3f}"
+    # The graph clustering and Ward never read the projection: with the map still being made
+    # (a MapJob) they get none, and BERTopic (which only hands it to our clusters) gets zeros.
+    points = reduced.cluster if isinstance(reduced, Projection) else None
     with run.stage("cluster", "Clustering") as clock:
-        clustering = cluster(projection.cluster, embeddings, config.cluster, knn=projection.knn_indices)
+        clustering = cluster(points, embeddings, config.cluster, knn=reduced.knn_indices)
         clock.note = f"{clustering.n_clusters} clusters, {clustering.raw_outlier.mean() if n else 0:.1%} outliers"
     with run.stage("vocabulary", "Counting terms"):
         dt = doc_terms(texts, ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
@@ -88,7 +100,7 @@ def _fit_full_with(job, papers, texts: list[str], embeddings, config: BuildConfi
         tm = fit_topics(
             texts,
             embeddings,
-            projection.cluster,
+            points if points is not None else np.zeros((n, 2), dtype=np.float32),
             clustering.labels,
             clustering.raw_outlier,
             papers["doc_id"].tolist(),
@@ -96,6 +108,12 @@ def _fit_full_with(job, papers, texts: list[str], embeddings, config: BuildConfi
             config.represent,
             embedder,
         )
+    if isinstance(reduced, MapJob):
+        with run.stage("map", "Waiting for the map (2-d UMAP, made beside the clustering)") as clock:
+            projection = reduced.projection()
+            clock.note = reduced.mode
+    else:
+        projection = reduced
     quality = f"stability across {len(job.seeds)} runs on 90% samples" if job.seeds else "no stability"
     with run.stage("trends", f"Computing trends and topic quality ({quality})") as clock:
         started = time.perf_counter()
@@ -139,10 +157,24 @@ def _fit_full_with(job, papers, texts: list[str], embeddings, config: BuildConfi
     )
 
 
-def _knn_info(embeddings, projection: Projection, config: BuildConfig) -> dict:
+def _reduce_stage(job, map_jobs: list[MapJob], embeddings, config: BuildConfig, root, run) -> Projection | MapJob:
+    """The reduce stage: the kNN graph (then the stability job starts) and the map, or a
+    ``MapJob`` making the map in a background process."""
+    what = (
+        f"{config.umap.cluster_dims}-d for clustering, 2-d for the map"
+        if uses_projection(config.cluster)
+        else "kNN graph for clustering, 2-d map"
+    )
+    with run.stage("reduce", f"Projecting with UMAP ({what})") as clock:
+        reduced, cached = reduce_cached(embeddings, config, root, on_knn=job.start, map_jobs=map_jobs)
+        clock.note = "cached" if cached else ("the map in a background process" if map_jobs else "")
+    return reduced
+
+
+def _knn_info(embeddings, knn_indices: np.ndarray, config: BuildConfig) -> dict:
     """The manifest's ``knn`` section: how the shared kNN graph was found (and, when approximate,
     its recall against exact neighbours on a sample, filled in by the build)."""
-    n, width = projection.knn_indices.shape
+    n, width = knn_indices.shape
     if is_exact(n, config.umap):
         return {"method": "exact", "k": int(width), "exact_knn_max": config.umap.exact_knn_max}
     return {

@@ -9,13 +9,12 @@ the build; an interrupted build stops the background process.
 from __future__ import annotations
 
 import json
-import os
-import signal
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
+from pipeline.build.background import stop_pool, usable_cpus, worker_pool
 from pipeline.build.stage_cache import StageCache, array_digest
 from pipeline.core.config import BuildConfig
 from pipeline.evaluation.quality import seed_clusterings
@@ -26,12 +25,6 @@ from pipeline.model.reduce import REDUCE_VERSION
 #: (``StabilityParams.background_min_cpus``); below it, starting a second Python (imports, JIT
 #: compilation) costs more than it saves.
 BACKGROUND_MIN_PAPERS = 2_000
-
-
-def _ignore_sigint() -> None:
-    """In the worker: Ctrl-C in a terminal reaches the whole process group; the build stops the
-    worker itself, so the worker ignores it rather than print a traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class StabilityJob:
@@ -91,19 +84,10 @@ class StabilityJob:
             except (OSError, ValueError):
                 self.cache.discard(self.entry)
         self._knn = knn
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         wanted = self.config.stability.background_min_cpus
-        if len(self.embeddings) >= self.background_min_papers and wanted and cpus >= wanted:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
+        if len(self.embeddings) >= self.background_min_papers and wanted and usable_cpus() >= wanted:
             try:
-                # spawn, not fork: forking a process that uses OpenMP (numba, BLAS) is unsafe. An
-                # executor, not a Pool: a worker that dies fails the future instead of being
-                # restarted forever.
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_sigint
-                )
+                self._pool = worker_pool()
                 self._pending = self._pool.submit(seed_clusterings, self.embeddings, knn, self.config, self.seeds)
                 self.mode = "background process"
             except (OSError, RuntimeError) as exc:  # no processes here: compute in the build instead
@@ -137,10 +121,7 @@ class StabilityJob:
         """Stop the background process (let it exit cleanly when its work is done)."""
         if self._pool is None:
             return
-        if not finished:  # the build failed or was interrupted: do not wait for the worker
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.terminate()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        stop_pool(self._pool, finished=finished)
         self._pool = None
 
     def info(self, values: list[float]) -> dict:

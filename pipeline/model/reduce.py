@@ -317,11 +317,26 @@ def reduce(
         map_2d = _normalise_map(_pca(embeddings, 2))
         cluster = cluster_projection(embeddings, knn, params) if with_cluster else map_2d
         return Projection(cluster, map_2d, knn[0], knn[1])
-    k = min(neighbours_for(n, params), n - 1)
-    map_2d = _umap(embeddings, (knn[0][:, :k], knn[1][:, :k]), dims=2, min_dist=params.min_dist_map, params=params)
-    map_2d = _normalise_map(map_2d)
+    map_2d = map_projection(embeddings, knn, params)
     cluster = cluster_projection(embeddings, knn, params) if with_cluster else map_2d
     return Projection(cluster, map_2d, knn[0], knn[1])
+
+
+def map_projection(embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray], params: UmapParams) -> np.ndarray:
+    """The 2-d map alone (UMAP on the shared kNN graph, centred and scaled), as ``reduce`` makes it.
+
+    Args:
+        embeddings: float32 ``(n, dim)``, L2-normalised, at least ``params.min_points_for_umap`` rows.
+        knn: ``shared_knn(embeddings, params)``.
+        params: UMAP settings.
+
+    Returns:
+        float32 ``(n, 2)``.
+    """
+    n = len(embeddings)
+    k = min(neighbours_for(n, params), n - 1)
+    map_2d = _umap(embeddings, (knn[0][:, :k], knn[1][:, :k]), dims=2, min_dist=params.min_dist_map, params=params)
+    return _normalise_map(map_2d)
 
 
 def _normalise_map(xy: np.ndarray) -> np.ndarray:
