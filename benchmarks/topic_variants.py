@@ -56,7 +56,7 @@ from pipeline.evaluation import evaluate as ev  # noqa: E402
 from pipeline.evaluation.quality import resampled_clustering  # noqa: E402
 from pipeline.ingest.ingest import ingest  # noqa: E402
 from pipeline.model import cluster as C  # noqa: E402
-from pipeline.model import cluster_consensus, cluster_params, cluster_refine  # noqa: E402
+from pipeline.model import cluster_consensus, cluster_graph, cluster_params, cluster_refine  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
 from pipeline.model.vocab import doc_terms  # noqa: E402
@@ -104,6 +104,10 @@ def apply_variant(variant: str) -> None:
             cluster_consensus.CAP_LARGE = True
         elif part.startswith("runs"):
             cluster_params.RUNS_FULL = int(part[len("runs") :])
+        elif part.startswith("iter"):
+            cluster_graph.LEIDEN_ITERATIONS = int(part[len("iter") :])
+        elif part.startswith("div"):
+            cluster_params.TOPICS_DIVISOR = float(part[len("div") :])
         elif part.startswith("share"):
             cluster_consensus.RUN_SHARE = int(part[len("share") :]) / 100
         elif part != "base":
@@ -227,12 +231,24 @@ def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     for name in args.corpora:
         rows = baselines(name, args.seeds, args.artifacts) if args.baselines else []
-        defaults = (C.REFINE_STEPS, cluster_consensus.CAP_LARGE, cluster_consensus.RUN_SHARE, cluster_params.RUNS_FULL)
+        defaults = (
+            C.REFINE_STEPS,
+            cluster_consensus.CAP_LARGE,
+            cluster_consensus.RUN_SHARE,
+            cluster_params.RUNS_FULL,
+            cluster_params.TOPICS_DIVISOR,
+            cluster_graph.LEIDEN_ITERATIONS,
+        )
         for variant in args.variants:
             rows += run(name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels)
-            C.REFINE_STEPS, cluster_consensus.CAP_LARGE, cluster_consensus.RUN_SHARE, cluster_params.RUNS_FULL = (
-                defaults
-            )
+            (
+                C.REFINE_STEPS,
+                cluster_consensus.CAP_LARGE,
+                cluster_consensus.RUN_SHARE,
+                cluster_params.RUNS_FULL,
+                cluster_params.TOPICS_DIVISOR,
+                cluster_graph.LEIDEN_ITERATIONS,
+            ) = defaults
         with OUT.open("a", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")

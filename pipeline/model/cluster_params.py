@@ -37,7 +37,11 @@ def target_topics(n: int) -> int:
     labels but hides structure users want to see; many more gives the "hundreds of tiny topics"
     of vanilla BERTopic.
     """
-    return int(max(1, round(math.sqrt(n) / 2.3), min(6, n // 6)))
+    return int(max(1, round(math.sqrt(n) / TOPICS_DIVISOR), min(6, n // 6)))
+
+
+#: ``target_topics``: sqrt(n) / this many topics.
+TOPICS_DIVISOR = 2.3
 
 
 #: Below this many papers "auto" clusters with Ward on the embeddings themselves: a graph of a few
