@@ -104,6 +104,8 @@ def apply_variant(variant: str) -> None:
             cluster_consensus.CAP_LARGE = True
         elif part.startswith("runs"):
             cluster_params.RUNS_FULL = int(part[len("runs") :])
+        elif part.startswith("cut"):
+            cluster_consensus.MERGE_CUT = float(part[len("cut") :])
         elif part.startswith("iter"):
             cluster_graph.LEIDEN_ITERATIONS = int(part[len("iter") :])
         elif part.startswith("div"):
@@ -238,6 +240,7 @@ def main() -> None:
             cluster_params.RUNS_FULL,
             cluster_params.TOPICS_DIVISOR,
             cluster_graph.LEIDEN_ITERATIONS,
+            cluster_consensus.MERGE_CUT,
         )
         for variant in args.variants:
             rows += run(name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels)
@@ -248,6 +251,7 @@ def main() -> None:
                 cluster_params.RUNS_FULL,
                 cluster_params.TOPICS_DIVISOR,
                 cluster_graph.LEIDEN_ITERATIONS,
+                cluster_consensus.MERGE_CUT,
             ) = defaults
         with OUT.open("a", encoding="utf-8") as fh:
             for row in rows:

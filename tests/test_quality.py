@@ -203,8 +203,8 @@ def test_a_background_process_that_dies_costs_time_not_the_stability(small_artif
 
 
 def _background_everywhere(monkeypatch):
-    import pipeline.build.background as background
     import pipeline.build.build_fit as build_fit
+    import pipeline.core.background as background
 
     monkeypatch.setattr(build_fit, "BACKGROUND_MIN_PAPERS", 1)
     monkeypatch.setattr(background.os, "sched_getaffinity", lambda _pid: set(range(8)), raising=False)

@@ -180,6 +180,38 @@ def test_shared_neighbour_weights_count_common_neighbours_as_every_pair_compared
     assert np.array_equal(w, np.asarray(every_pair, dtype=float))
 
 
+def test_leiden_runs_in_worker_processes_are_the_runs_made_here(monkeypatch):
+    from pipeline.model import cluster_graph
+    from pipeline.model.cluster_graph import LeidenGraph, leiden_runs, snn_edges
+    from pipeline.model.reduce import exact_knn
+
+    rng = np.random.default_rng(8)
+    x = _unit(rng, 600, 16)
+    knn, _ = exact_knn(x, 16)
+    edges = snn_edges(knn)
+    graph = LeidenGraph(len(x), edges)
+    seeds = [11, 12, 13, 14, 15]
+    keeps = [None, rng.random(600) < 0.8, None, rng.random(600) < 0.8, rng.random(600) < 0.5]
+    here = leiden_runs(graph, edges, 3.0, seeds, keeps)  # 600 papers: made here
+    monkeypatch.setattr(cluster_graph, "PARALLEL_MIN_PAPERS", 100)
+    monkeypatch.setattr(cluster_graph, "usable_cpus", lambda: 2)
+    started = []
+    real_pool = cluster_graph.worker_pool
+    monkeypatch.setattr(cluster_graph, "worker_pool", lambda *a, **k: started.append(a[0]) or real_pool(*a, **k))
+    there = leiden_runs(graph, edges, 3.0, seeds, keeps)
+    assert started == [2]  # two worker processes made them
+    for a, b in zip(here, there, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert len({tuple(r.tolist()) for r in here}) > 1  # the seeds and the papers left out matter
+
+    def no_processes(*args, **kwargs):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(cluster_graph, "worker_pool", no_processes)
+    for a, b in zip(here, leiden_runs(graph, edges, 3.0, seeds, keeps), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_centroids_and_merges_are_those_of_the_per_cluster_masks():
     from pipeline.model.cluster_refine import centroids, merge_to
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pipeline.build.background import stop_pool, usable_cpus, worker_pool
+from pipeline.core.background import stop_pool, usable_cpus, worker_pool
 from pipeline.core.config import BuildConfig, UmapParams
 from pipeline.model.cluster_params import resolve_params
 from pipeline.model.reduce import Projection, map_projection

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.build.background import stop_pool, usable_cpus, worker_pool
 from pipeline.build.stage_cache import StageCache, array_digest
+from pipeline.core.background import stop_pool, usable_cpus, worker_pool
 from pipeline.core.config import BuildConfig
 from pipeline.evaluation.quality import seed_clusterings
 from pipeline.model.cluster import CLUSTER_VERSION

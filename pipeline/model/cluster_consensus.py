@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.model.cluster_graph import LeidenGraph, snn_edges
+from pipeline.model.cluster_graph import LeidenGraph, leiden_runs, snn_edges
 from pipeline.model.cluster_params import ResolvedClusterParams
 from pipeline.model.cluster_refine import merge_to, reassign_outliers
 
@@ -50,10 +50,8 @@ def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterPara
         present = [np.random.default_rng(_run_seed(p.seed, r)).random(n) < RUN_SHARE for r in range(p.runs)]
     else:
         present = [np.ones(n, dtype=bool)] * p.runs
-    runs = [
-        graph.leiden(resolution, _run_seed(p.seed, r), None if keep.all() else (w * (keep[a] & keep[b])).tolist())
-        for r, keep in zip(range(p.runs), present, strict=True)
-    ]
+    seeds = [_run_seed(p.seed, r) for r in range(p.runs)]
+    runs = leiden_runs(graph, (a, b, w), resolution, seeds, [None if keep.all() else keep for keep in present])
     if len(runs) == 1:
         consensus = runs[0]
     elif subsample:
@@ -155,8 +153,13 @@ def merge_by_agreement(
         agreement += share @ share.T
     distance = 1.0 - agreement / len(finals)
     np.fill_diagonal(distance, 0.0)
-    groups = AgglomerativeClustering(n_clusters=k, metric="precomputed", linkage="average").fit_predict(distance)
-    groups = np.asarray(groups, dtype=np.int64)
+    if MERGE_CUT is None:
+        merge = AgglomerativeClustering(n_clusters=k, metric="precomputed", linkage="average")
+    else:  # the data picks the number: merge while most runs put the two groups together
+        merge = AgglomerativeClustering(
+            n_clusters=None, distance_threshold=MERGE_CUT, metric="precomputed", linkage="average"
+        )
+    groups = np.asarray(merge.fit_predict(distance), dtype=np.int64)
     if embeddings is not None and CAP_LARGE:
         counts = np.bincount(rows, minlength=len(ids)).astype(np.float64)
         raw = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(micro)))
@@ -170,6 +173,9 @@ def merge_by_agreement(
     return out
 
 
+#: None: the merge stops at ``k`` topics. A number: it stops where the average agreement distance
+#: between the groups reaches it, whatever their count (measured in EVALUATION.md, not the default).
+MERGE_CUT: float | None = None
 #: No merge makes a topic of more than this share of the papers whose papers are less alike than
 #: the median topic's (:func:`cap_large`).
 MAX_SHARE = 0.12

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.core.background import stop_pool, usable_cpus, worker_pool
+
 #: Leiden iterations per run (each iteration refines until no paper moves; a bound, not a target:
 #: on tiny graphs an unbounded run can cycle).
 LEIDEN_ITERATIONS = 10
@@ -111,6 +113,69 @@ class LeidenGraph:
         finally:
             ig.set_random_number_generator(random)
         return np.asarray(part.membership, dtype=np.int64)
+
+
+#: Graphs of this many papers or more run their Leiden runs in worker processes, one per CPU
+#: (:func:`leiden_runs`; below, starting the workers costs about what they save), up to
+#: ``PARALLEL_MAX_PAPERS`` (each worker holds a copy of the graph).
+PARALLEL_MIN_PAPERS = 5_000
+PARALLEL_MAX_PAPERS = 300_000
+
+
+def leiden_runs(
+    graph: LeidenGraph,
+    edges: tuple[np.ndarray, np.ndarray, np.ndarray],
+    resolution: float,
+    seeds: list[int],
+    keeps: list[np.ndarray | None],
+) -> list[np.ndarray]:
+    """Leiden runs on ``graph`` (made from ``edges``): run i seeded ``seeds[i]``, on the edges whose
+    two ends ``keeps[i]`` both holds (None: every edge).
+
+    The runs are independent: on two CPUs or more, for graphs of ``PARALLEL_MIN_PAPERS`` to
+    ``PARALLEL_MAX_PAPERS`` papers, worker processes (one per CPU) make them, each on its own copy
+    of the graph, with the same results bit for bit; where the workers cannot start or one fails,
+    they are made here.
+    """
+    workers = min(usable_cpus(), len(seeds))
+    if workers >= 2 and PARALLEL_MIN_PAPERS <= graph.n <= PARALLEL_MAX_PAPERS:
+        try:
+            pool = worker_pool(workers, _start_leiden_worker, (graph.n, *edges))
+        except (OSError, RuntimeError):
+            pool = None
+        if pool is not None:
+            finished = False
+            try:
+                futures = [pool.submit(_leiden_in_worker, resolution, s, k) for s, k in zip(seeds, keeps, strict=True)]
+                runs = [future.result() for future in futures]
+                finished = True
+                return runs
+            except Exception:  # a worker died: make the runs here
+                pass
+            finally:
+                stop_pool(pool, finished=finished)
+    return [graph.leiden(resolution, s, _kept_weights(edges, k)) for s, k in zip(seeds, keeps, strict=True)]
+
+
+def _kept_weights(edges: tuple[np.ndarray, np.ndarray, np.ndarray], keep: np.ndarray | None) -> list[float] | None:
+    """The edges' weights with those touching a paper outside ``keep`` set to 0 (None: all kept)."""
+    if keep is None:
+        return None
+    a, b, w = edges
+    return (w * (keep[a] & keep[b])).tolist()
+
+
+_WORKER: tuple[LeidenGraph, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
+
+
+def _start_leiden_worker(n: int, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> None:
+    global _WORKER
+    _WORKER = (LeidenGraph(n, (a, b, w)), (a, b, w))
+
+
+def _leiden_in_worker(resolution: float, seed: int, keep: np.ndarray | None) -> np.ndarray:
+    graph, edges = _WORKER
+    return graph.leiden(resolution, seed, _kept_weights(edges, keep))
 
 
 #: Graphs with more edges than this are handed to igraph through its C edge-list reader.

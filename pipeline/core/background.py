@@ -1,4 +1,4 @@
-"""One background worker process beside a build (the stability runs, the map): started with
+"""Worker processes beside a build (the stability runs, the map, Leiden runs): started with
 ``spawn``, stopped with the build."""
 
 from __future__ import annotations
@@ -18,16 +18,26 @@ def usable_cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def worker_pool():
-    """An executor with one worker process. Spawn, not fork: forking a process that uses OpenMP
-    (numba, BLAS) is unsafe. An executor, not a Pool: a worker that dies fails the future instead
-    of being restarted forever. Raises OSError or RuntimeError where no process can start."""
+def worker_pool(workers: int = 1, initializer=None, initargs: tuple = ()):
+    """An executor with ``workers`` processes, each first running ``initializer(*initargs)``.
+    Spawn, not fork: forking a process that uses OpenMP (numba, BLAS) is unsafe. An executor, not
+    a Pool: a worker that dies fails the future instead of being restarted forever. Raises OSError
+    or RuntimeError where no process can start."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     return ProcessPoolExecutor(
-        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=ignore_sigint
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_start_worker,
+        initargs=(initializer, initargs),
     )
+
+
+def _start_worker(initializer, initargs: tuple) -> None:
+    ignore_sigint()
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def stop_pool(pool, *, finished: bool) -> None:
