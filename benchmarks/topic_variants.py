@@ -95,6 +95,18 @@ def load(name: str, artifacts: Path):
     return papers["model_text"].tolist(), np.asarray(vectors, dtype=np.float32), truth, config
 
 
+#: The settings a variant may change (restored after each).
+KNOBS = [
+    (C, "REFINE_STEPS"),
+    (cluster_consensus, "CAP_LARGE"),
+    (cluster_consensus, "RUN_SHARE"),
+    (cluster_consensus, "MERGE_CUT"),
+    (cluster_params, "RUNS_FULL"),
+    (cluster_params, "TOPICS_DIVISOR"),
+    (cluster_graph, "LEIDEN_ITERATIONS"),
+]
+
+
 def apply_variant(variant: str) -> None:
     """Set ``pipeline.model.cluster``'s constants for ``variant`` (parts joined by ``+``)."""
     for part in variant.split("+"):
@@ -233,26 +245,11 @@ def main() -> None:
     OUT.parent.mkdir(parents=True, exist_ok=True)
     for name in args.corpora:
         rows = baselines(name, args.seeds, args.artifacts) if args.baselines else []
-        defaults = (
-            C.REFINE_STEPS,
-            cluster_consensus.CAP_LARGE,
-            cluster_consensus.RUN_SHARE,
-            cluster_params.RUNS_FULL,
-            cluster_params.TOPICS_DIVISOR,
-            cluster_graph.LEIDEN_ITERATIONS,
-            cluster_consensus.MERGE_CUT,
-        )
+        defaults = [getattr(module, knob) for module, knob in KNOBS]
         for variant in args.variants:
             rows += run(name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels)
-            (
-                C.REFINE_STEPS,
-                cluster_consensus.CAP_LARGE,
-                cluster_consensus.RUN_SHARE,
-                cluster_params.RUNS_FULL,
-                cluster_params.TOPICS_DIVISOR,
-                cluster_graph.LEIDEN_ITERATIONS,
-                cluster_consensus.MERGE_CUT,
-            ) = defaults
+            for (module, knob), value in zip(KNOBS, defaults, strict=True):
+                setattr(module, knob, value)
         with OUT.open("a", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row) + "\n")
