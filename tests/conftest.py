@@ -24,6 +24,18 @@ ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path(__file__).parent / "output"  # screenshots and logs the tests leave for a human
 
 
+@pytest.fixture(autouse=True)
+def _main_module_kept():
+    """Streamlit's AppTest leaves the page script (``app.py``) as ``__main__``; a worker process
+    spawned later would run it again at start (and die). Each test leaves ``__main__`` as it found it."""
+    import sys
+
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
+
+
 #: The deterministic test encoder of every fixture build: ``build(..., encoder=TEST_ENCODER)``.
 TEST_ENCODER = HashingEncoder()
 register_encoder(TEST_ENCODER)

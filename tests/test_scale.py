@@ -212,6 +212,35 @@ def test_leiden_runs_in_worker_processes_are_the_runs_made_here(monkeypatch):
         np.testing.assert_array_equal(a, b)
 
 
+def test_leiden_runs_are_made_here_when_the_workers_die_at_start(monkeypatch, tmp_path):
+    """A spawned worker first re-imports the parent's main script; in a process whose main module is
+    a script that fails (as Streamlit's test runner leaves ``app.py``), every worker dies at start.
+    The runs are then made here, and nothing waits for the dead workers (their start-up arguments
+    are small: the graph goes with the task)."""
+    import sys
+    import types
+
+    from pipeline.model import cluster_graph
+    from pipeline.model.cluster_graph import LeidenGraph, leiden_runs, snn_edges
+    from pipeline.model.reduce import exact_knn
+
+    rng = np.random.default_rng(9)
+    x = _unit(rng, 3000, 16)  # about 45,000 edges: far more than a pipe holds
+    edges = snn_edges(exact_knn(x, 16)[0])
+    graph = LeidenGraph(len(x), edges)
+    seeds, keeps = [1, 2, 3], [None, rng.random(3000) < 0.8, None]
+    here = leiden_runs(graph, edges, 3.0, seeds, keeps)
+    script = tmp_path / "failing_main.py"
+    script.write_text("raise RuntimeError('not a script to run twice')\n")
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    monkeypatch.setattr(cluster_graph, "PARALLEL_MIN_PAPERS", 100)
+    monkeypatch.setattr(cluster_graph, "usable_cpus", lambda: 2)
+    for a, b in zip(here, leiden_runs(graph, edges, 3.0, seeds, keeps), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_centroids_and_merges_are_those_of_the_per_cluster_masks():
     from pipeline.model.cluster_refine import centroids, merge_to
 

@@ -18,26 +18,21 @@ def usable_cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def worker_pool(workers: int = 1, initializer=None, initargs: tuple = ()):
-    """An executor with ``workers`` processes, each first running ``initializer(*initargs)``.
-    Spawn, not fork: forking a process that uses OpenMP (numba, BLAS) is unsafe. An executor, not
-    a Pool: a worker that dies fails the future instead of being restarted forever. Raises OSError
-    or RuntimeError where no process can start."""
+def worker_pool(workers: int = 1):
+    """An executor with ``workers`` processes. Spawn, not fork: forking a process that uses OpenMP
+    (numba, BLAS) is unsafe. An executor, not a Pool: a worker that dies fails the future instead
+    of being restarted forever. Raises OSError or RuntimeError where no process can start.
+
+    Send large inputs with the tasks, never as the workers' start-up arguments: those are written
+    into a pipe while the new process starts, and a worker that dies before reading them all (its
+    start-up re-imports the parent's main script, which may fail) would leave that write waiting
+    forever."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     return ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start_worker,
-        initargs=(initializer, initargs),
+        max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=ignore_sigint
     )
-
-
-def _start_worker(initializer, initargs: tuple) -> None:
-    ignore_sigint()
-    if initializer is not None:
-        initializer(*initargs)
 
 
 def stop_pool(pool, *, finished: bool) -> None:

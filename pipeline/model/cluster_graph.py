@@ -140,17 +140,21 @@ def leiden_runs(
     workers = min(usable_cpus(), len(seeds))
     if workers >= 2 and PARALLEL_MIN_PAPERS <= graph.n <= PARALLEL_MAX_PAPERS:
         try:
-            pool = worker_pool(workers, _start_leiden_worker, (graph.n, *edges))
+            pool = worker_pool(workers)
         except (OSError, RuntimeError):
             pool = None
         if pool is not None:
             finished = False
             try:
-                futures = [pool.submit(_leiden_in_worker, resolution, s, k) for s, k in zip(seeds, keeps, strict=True)]
-                runs = [future.result() for future in futures]
+                # One task per worker, the graph's edges sent with it: run i goes to worker i % workers.
+                parts = [
+                    pool.submit(_leiden_part, graph.n, edges, resolution, seeds[w::workers], keeps[w::workers])
+                    for w in range(workers)
+                ]
+                done = [part.result() for part in parts]
                 finished = True
-                return runs
-            except Exception:  # a worker died: make the runs here
+                return [done[i % workers][i // workers] for i in range(len(seeds))]
+            except Exception:  # a worker died or could not start: make the runs here
                 pass
             finally:
                 stop_pool(pool, finished=finished)
@@ -165,17 +169,12 @@ def _kept_weights(edges: tuple[np.ndarray, np.ndarray, np.ndarray], keep: np.nda
     return (w * (keep[a] & keep[b])).tolist()
 
 
-_WORKER: tuple[LeidenGraph, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
-
-
-def _start_leiden_worker(n: int, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> None:
-    global _WORKER
-    _WORKER = (LeidenGraph(n, (a, b, w)), (a, b, w))
-
-
-def _leiden_in_worker(resolution: float, seed: int, keep: np.ndarray | None) -> np.ndarray:
-    graph, edges = _WORKER
-    return graph.leiden(resolution, seed, _kept_weights(edges, keep))
+def _leiden_part(
+    n: int, edges: tuple[np.ndarray, np.ndarray, np.ndarray], resolution: float, seeds: list[int], keeps: list
+) -> list[np.ndarray]:
+    """In a worker process: some of :func:`leiden_runs`'s runs, on its own copy of the graph."""
+    graph = LeidenGraph(n, edges)
+    return [graph.leiden(resolution, s, _kept_weights(edges, k)) for s, k in zip(seeds, keeps, strict=True)]
 
 
 #: Graphs with more edges than this are handed to igraph through its C edge-list reader.
