@@ -139,25 +139,36 @@ def leiden_runs(
     """
     workers = min(usable_cpus(), len(seeds))
     if workers >= 2 and PARALLEL_MIN_PAPERS <= graph.n <= PARALLEL_MAX_PAPERS:
-        try:
-            pool = worker_pool(workers)
-        except (OSError, RuntimeError):
-            pool = None
-        if pool is not None:
-            finished = False
-            try:
-                # One task per worker, the graph's edges sent with it: run i goes to worker i % workers.
-                parts = [
-                    pool.submit(_leiden_part, graph.n, edges, resolution, seeds[w::workers], keeps[w::workers])
-                    for w in range(workers)
-                ]
-                done = [part.result() for part in parts]
-                finished = True
-                return [done[i % workers][i // workers] for i in range(len(seeds))]
-            except Exception:  # a worker died or could not start: make the runs here
-                pass
-            finally:
-                stop_pool(pool, finished=finished)
+        runs = _runs_in_workers(workers, graph.n, edges, resolution, seeds, keeps)
+        if runs is not None:
+            return runs
+    return _runs_on(graph, edges, resolution, seeds, keeps)
+
+
+def _runs_in_workers(workers: int, n: int, edges, resolution: float, seeds: list[int], keeps: list) -> list | None:
+    """:func:`leiden_runs` in ``workers`` processes, run i in worker i % workers; None when they
+    cannot start or one dies. The edges go with each worker's one task, never as start-up
+    arguments (see ``pipeline.core.background.worker_pool``)."""
+    try:
+        pool = worker_pool(workers)
+    except (OSError, RuntimeError):
+        return None
+    finished = False
+    try:
+        parts = [
+            pool.submit(_leiden_part, n, edges, resolution, seeds[w::workers], keeps[w::workers])
+            for w in range(workers)
+        ]
+        done = [part.result() for part in parts]
+        finished = True
+        return [done[i % workers][i // workers] for i in range(len(seeds))]
+    except Exception:  # a worker died: the caller makes the runs itself
+        return None
+    finally:
+        stop_pool(pool, finished=finished)
+
+
+def _runs_on(graph: LeidenGraph, edges, resolution: float, seeds: list[int], keeps: list) -> list[np.ndarray]:
     return [graph.leiden(resolution, s, _kept_weights(edges, k)) for s, k in zip(seeds, keeps, strict=True)]
 
 
@@ -169,12 +180,9 @@ def _kept_weights(edges: tuple[np.ndarray, np.ndarray, np.ndarray], keep: np.nda
     return (w * (keep[a] & keep[b])).tolist()
 
 
-def _leiden_part(
-    n: int, edges: tuple[np.ndarray, np.ndarray, np.ndarray], resolution: float, seeds: list[int], keeps: list
-) -> list[np.ndarray]:
+def _leiden_part(n: int, edges, resolution: float, seeds: list[int], keeps: list) -> list[np.ndarray]:
     """In a worker process: some of :func:`leiden_runs`'s runs, on its own copy of the graph."""
-    graph = LeidenGraph(n, edges)
-    return [graph.leiden(resolution, s, _kept_weights(edges, k)) for s, k in zip(seeds, keeps, strict=True)]
+    return _runs_on(LeidenGraph(n, edges), edges, resolution, seeds, keeps)
 
 
 #: Graphs with more edges than this are handed to igraph through its C edge-list reader.
