@@ -93,6 +93,20 @@ def test_every_section_opens_from_its_url(root, monkeypatch, view, expect):
         assert set(late["title"]) >= {o["label"] for o in state["overlay"]}  # titles, on hover
 
 
+def test_every_run_sends_the_linked_view_with_its_picker(root, monkeypatch):
+    """A run cut short by a rerun never reaches the browser; the picker of the run after it must
+    still carry the link's view, or the browser shows "At a glance" over the shares and sends it
+    back with the next click (a tour step then recorded the wrong view, on a loaded machine)."""
+    from explorer.ui.compare_panels import VIEWS
+
+    at = run(root, monkeypatch, COMPARE, corpus="late", ref="early", show="shares")
+    for _ in range(2):  # the first run after the link, then one with the URL unchanged
+        picker = at.segmented_control(key="compare_view")
+        assert picker.proto.set_value and list(picker.proto.raw_values) == [VIEWS["shares"]]
+        at.run()
+    assert qp(at, "show") == ["shares"]
+
+
 def test_closest_prior_work_links_to_the_reference_papers_page(root, monkeypatch):
     at = run(root, monkeypatch, COMPARE, corpus="late", ref="early", show="novelty")
     early_ids = set(pd.read_parquet(artifacts.corpus_path(root, "early") / schema.PAPERS)["doc_id"])

@@ -79,6 +79,13 @@ def bind(key: str, url_value: Any, *, default: Any, to_url: Callable[[Any], dict
     button), ``default`` when the URL has none; a change of the widget writes the URL through
     ``to_url`` (widget value -> query parameters, None removes one).
 
+    The value is set on every run, not only when the URL changed: a widget sends the browser its
+    value only in a run that set it, and the browser keeps the last widget it received. When the
+    run that set it is cut short by a rerun (a busy server, a component reporting at mount), that
+    widget never arrives and the next run's one carries no value, so the browser would show the
+    default (a link's ``show=shares`` drawn as "At a glance") and send it back with the next click
+    as if the user had picked it, dropping the link's parameter.
+
     Returns:
         ``on_change`` and ``kwargs`` for the widget.
     """
@@ -89,6 +96,8 @@ def bind(key: str, url_value: Any, *, default: Any, to_url: Callable[[Any], dict
             default if url_value is None else (list(url_value) if isinstance(default, list) else url_value)
         )
         seen[key] = url_value
+    else:  # set again, so that this run's widget carries its value to the browser (see the docstring)
+        st.session_state[key] = st.session_state[key]
     return {"on_change": _commit, "kwargs": {"key": key, "default": default, "to_url": to_url}}
 
 
