@@ -152,7 +152,7 @@ def clusterer(probe: str):
 
         def run(x, knn, seed):
             p = params.resolve_params(dataclasses.replace(ClusterParams(), seed=seed), len(x))
-            labels = consensus.graph_topics(knn, x, p)
+            labels = consensus.graph_topics(knn, x, p).labels
             labels = refine.reassign_outliers(propagate(labels, knn) if name == "propagate" else labels, x)
             labels = refine.refine(labels, x, steps)
             if smoothing and p.smooth_k:

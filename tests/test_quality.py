@@ -247,7 +247,9 @@ def test_default_pipeline_beats_kmeans_on_labelled_ijcai(ijcai_root):
     assert ours["stability"] > km["stability"] + 0.1, (ours, km)
     # Topics that hold when the corpus changes: 40 runs that each see 80% of the papers gave 0.774
     # across 90% samples on these five seeds; every run seeing every paper (20 runs, as before
-    # issue 20's change) gave 0.662.
+    # issue 20's change) gave 0.662. Measured again with this build's embeddings, same run: border
+    # papers by their nearest centroid 0.733 (NMI 0.373, ARI 0.246), by the runs' vote (today)
+    # 0.742 (0.375, 0.246); this fixture was not looked at while choosing the vote.
     assert ours["resampled_stability"] > 0.72, ours
     assert ours["nmi_all"] >= 0.35 and ours["ari_all"] >= 0.2
     assert ours["outlier_share"] <= 0.05 and ours["bad_keywords"] == 0 and ours["diversity"] >= 0.8
@@ -274,11 +276,11 @@ def test_ijcai_keywords_are_clean_and_labels_are_what_a_person_would_write(ijcai
 # --- the graph clustering: seeded, the same on every machine, stable under resampling ----------
 
 
-def _groups(n_per: int = 200, k: int = 4, dim: int = 48, seed: int = 0):
+def _groups(n_per: int = 200, k: int = 4, dim: int = 48, seed: int = 0, scale: float = 0.12):
     """``k`` groups of papers around their own directions (enough papers for the graph method)."""
     rng = np.random.default_rng(seed)
     centres = np.eye(dim, dtype=np.float32)[:k]
-    x = np.concatenate([c + rng.normal(scale=0.12, size=(n_per, dim)).astype(np.float32) for c in centres])
+    x = np.concatenate([c + rng.normal(scale=scale, size=(n_per, dim)).astype(np.float32) for c in centres])
     return x / np.linalg.norm(x, axis=1, keepdims=True), np.repeat(np.arange(k), n_per)
 
 
@@ -320,6 +322,48 @@ def test_runs_that_each_leave_a_fifth_out_still_find_the_groups_and_repeat_for_a
     present[::5] = False
     core = cluster_consensus._core_present(labels, knn, present)
     assert (core[~present] == -1).all() and (core[present] == labels[present]).mean() > 0.95
+
+
+def test_a_border_paper_joins_the_topic_the_runs_put_it_with_not_its_nearest_centroid():
+    from pipeline.model import cluster as C
+    from pipeline.model.cluster_consensus import vote_topics
+
+    # Topics 0 (papers 0-2) and 1 (papers 3-5) by the merge; papers 6 and 7 are border papers.
+    merged = np.array([0, 0, 0, 1, 1, 1, -1, -1])
+    finals = [
+        np.array([0, 0, 0, 1, 1, 1, 1, 0]),  # paper 6 with topic 1 in all three runs,
+        np.array([2, 2, 2, 1, 1, 1, 1, 1]),  # paper 7 with topic 0 in two of them
+        np.array([0, 0, 4, 1, 1, 3, 1, 0]),  # (a run's topic ids are its own; one splits a topic)
+    ]
+    voted = vote_topics(merged, finals)
+    np.testing.assert_array_equal(voted, [0, 0, 0, 1, 1, 1, 1, 0])
+    np.testing.assert_array_equal(vote_topics(merged, finals, chunk=3), voted)  # memory-bounded blocks
+    # Paper 6's embedding is nearest topic 0's centroid: the nearest-centroid rule would put it there.
+    x = np.array([[1, 0], [1, 0.1], [1, -0.1], [0, 1], [0.1, 1], [-0.1, 1], [1, 0.2], [0.2, 1]], dtype=np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    assert C.reassign_outliers(merged, x)[6] == 0 and voted[6] == 1
+    # A tie goes to the smaller topic id; a paper no run put with any core paper keeps -1.
+    tie = [np.array([0, 0, 1, 1, 1]), np.array([0, 0, 1, 1, 0])]  # once with each topic
+    np.testing.assert_array_equal(vote_topics(np.array([0, 0, 1, 1, -1]), tie), [0, 0, 1, 1, 0])
+    alone = [np.array([0, 0, 1, 1, 2]), np.array([0, 0, 1, 1, 3])]
+    np.testing.assert_array_equal(vote_topics(np.array([0, 0, 1, 1, -1]), alone), [0, 0, 1, 1, -1])
+
+
+def test_the_graph_clustering_flags_the_border_papers_it_placed_by_the_runs_vote(monkeypatch):
+    from pipeline.model import cluster as C
+    from pipeline.model import cluster_consensus
+    from pipeline.model.reduce import shared_knn
+
+    x, _ = _groups(seed=5, scale=0.3)  # groups that touch: some papers have neighbours in two
+    knn = shared_knn(x, BuildConfig().umap)[0]
+    params = ClusterParams(n_topics=4, runs=cluster_consensus.SHARE_MIN_RUNS)
+    voted = C.cluster(None, x, params, knn=knn)
+    monkeypatch.setattr(cluster_consensus, "VOTE", False)
+    nearest = C.cluster(None, x, params, knn=knn)
+    np.testing.assert_array_equal(voted.raw_outlier, nearest.raw_outlier)  # the same papers were left out
+    assert voted.raw_outlier.any() and (voted.labels >= 0).all()
+    no_placing = C.cluster(None, x, dataclasses.replace(params, reassign_outliers=False), knn=knn)
+    assert ((no_placing.labels == -1) == no_placing.raw_outlier).all()
 
 
 def test_shared_neighbour_weights_count_common_neighbours_and_skip_missing_ones():

@@ -279,7 +279,7 @@ def legend_caption(n_marked_list: int, hits, query: str) -> str:
     """What the map shows and how to use it (true for this view)."""
     parts = [
         "Each dot is a paper, placed near papers with similar abstracts and coloured by its topic; faint dots are "
-        "papers clustering left out and placed in their nearest topic. **Click a dot to open the paper**; scroll "
+        "papers on a topic's border, which clustering left out at first and placed afterwards. **Click a dot to open the paper**; scroll "
         "to zoom, drag to pan; hover a topic in the list to find it. The box and lasso tools select papers for "
         "your reading list."
     ]

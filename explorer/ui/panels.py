@@ -242,7 +242,11 @@ def paper_topic(ctx: shell.Context, row: int) -> None:
         notes = [f"{same} of its {len(near)} most similar papers are in this topic"]
         notes[0] += f" (which has {others} other paper{'s' if others != 1 else ''})" if others < len(near) else ""
         notes += ["moved here by hand"] if paper["moved"] else []
-        notes += ["clustering left it out; placed in its nearest topic"] if paper["was_outlier"] else []
+        notes += (
+            ["on a topic's border: clustering left it out at first, then placed it here"]
+            if paper["was_outlier"]
+            else []
+        )
         notes += ["added after the topics were fitted"] if paper["placed"] else []
         st.caption(" · ".join(notes))
         far_note(corpus, float(sims[0]) if len(sims) else float("nan"))

@@ -849,7 +849,7 @@ export class AtlasMap {
       m.append(sw, document.createTextNode(topic ? topic.label : "outliers"));
       const bits = [d?.venue, d?.year !== null && d?.year !== undefined && !(d?.venue || "").endsWith(String(d.year)) ? String(d.year) : ""].filter(Boolean);
       if (bits.length) add("m", bits.join(" · "));
-      if (ds.flags[h.row] & FLAG_REASSIGNED) add("hint", "left out by clustering; placed in its nearest topic");
+      if (ds.flags[h.row] & FLAG_REASSIGNED) add("hint", "on a topic's border: left out by clustering at first, placed afterwards");
       if (d?.note) add("hint", d.note);
       if (this.opts.clickable) add("hint", "Click to open the paper");
     }

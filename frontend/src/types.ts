@@ -27,7 +27,7 @@ export interface Dataset {
 }
 
 export const NO_TOPIC = 0xffff;
-export const FLAG_REASSIGNED = 1; // clustering left it out; placed in its nearest topic
+export const FLAG_REASSIGNED = 1; // clustering left it out at first (a border paper); placed afterwards
 export const FLAG_PLACED = 2; // added after the topics were fitted
 export const FLAG_MOVED = 4; // moved to another topic by hand
 

@@ -53,7 +53,7 @@ class TopicResult:
     Attributes:
         topics: int ``(n,)`` canonical topic id per paper.
         topic_prob: float32 ``(n,)`` probability of each paper's topic.
-        was_outlier: bool ``(n,)`` clustering left the paper out (it was placed in its nearest topic).
+        was_outlier: bool ``(n,)`` clustering left the paper out (it was placed afterwards).
         placed: bool ``(n,)`` added after the fit and placed into an existing topic.
         xy: float32 ``(n, 2)`` map positions.
         tables: the per-topic tables (``pipeline.core.topic_tables.TopicTables``); ``tables.topics``
@@ -64,7 +64,7 @@ class TopicResult:
         fitted_papers: papers the topics were fitted on.
         fitted_at: when the topics were fitted (None: by this build).
         stability: the manifest's ``stability`` section.
-        reassigned: papers clustering left out that sit in their nearest topic.
+        reassigned: papers clustering left out that were placed afterwards.
         placed_new: papers this build placed into existing topics.
         stability_mean: mean per-topic stability, or None when not measured.
         knn: how the fit's kNN graph was found (exact, or approximate with its measured recall).

@@ -62,7 +62,7 @@ def cmd_info(args) -> int:
     print(f"{manifest.name}  (build {manifest.build_id}, {manifest.mode}, {manifest.created_at})")
     print(f"  folder: {folder}")
     print(f"  papers: {c.papers:,} ({c.skipped:,} skipped, {c.placed:,} placed incrementally)")
-    print(f"  topics: {c.topics}, outliers {c.outlier_share:.1%} ({c.reassigned:,} placed in nearest topic)")
+    print(f"  topics: {c.topics}, outliers {c.outlier_share:.1%} ({c.reassigned:,} border papers placed afterwards)")
     if c.years:
         print(f"  years: {c.years[0]}-{c.years[1]} ({c.papers_with_year:,} papers with a year)")
     e = manifest.embedding

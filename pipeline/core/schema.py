@@ -77,7 +77,7 @@ PAPER_COLUMNS: dict[str, str] = {
     "topic": "canonical BERTopic topic id (-1 only when outliers are kept)",
     "topic_prob": "the paper's topic's entry in topic_distribution.npy (a softmax score, not a calibrated "
     "probability; the app and the export show the cosine similarity to the topic's embedding instead)",
-    "was_outlier": "True when clustering left the paper unassigned and it was placed in its nearest topic",
+    "was_outlier": "True when clustering left the paper unassigned (a border paper) and it was placed afterwards (`cluster.reassign_outliers`)",
     "placed": "True when the paper was added after the topics were fitted and placed into the topic most of its nearest papers belong to",
     "x": "map position, horizontal",
     "y": "map position, vertical",

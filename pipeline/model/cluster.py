@@ -25,7 +25,7 @@ from pipeline.model.cluster_params import ResolvedClusterParams, resolve_params
 from pipeline.model.cluster_refine import canonical_labels, merge_to, reassign_outliers, refine, smooth
 
 #: Bump when the clustering's output for the same inputs and params changes.
-CLUSTER_VERSION = 6  # 6: 40 runs up to 5,000 papers, each seeing 80% of them (5: one k-means step)
+CLUSTER_VERSION = 7  # 7: papers placed by the runs' vote (6: 40 runs up to 5,000 papers, each seeing 80%)
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,10 @@ def cluster(
     (:func:`refine`). ``ward``: Ward on the embeddings (``auto`` below :data:`AUTO_GRAPH_MIN`
     papers). ``hdbscan``: dense micro topics in the ``cluster_dims``-d UMAP projection, merged by
     average linkage on the cosine of their mean embeddings. ``agglomerative``: Ward on the 2-d map.
-    Papers left out (border papers, HDBSCAN's noise) go to the most similar merged topic (flagged
-    in ``raw_outlier``) and one round of kNN majority vote smooths the borders. Measured against
+    Papers left out (border papers, HDBSCAN's noise; flagged in ``raw_outlier``) are placed: with
+    ``graph``, every paper joins the topic whose core papers the Leiden runs grouped it with most
+    (:func:`pipeline.model.cluster_consensus.vote_topics`); otherwise they go to the most similar
+    merged topic. One round of kNN majority vote then smooths the borders. Measured against
     alternatives in benchmarks/results/stability.md, clustering-tuning.md and EVALUATION.md.
 
     Args:
@@ -91,13 +93,15 @@ def cluster(
     """
     n = len(embeddings)
     p = resolve_params(params, n)
+    voted = None
     if n < 3:
         labels = np.zeros(n, dtype=np.int64)
         return Clustering(labels, np.zeros(n, dtype=bool), p)
     if p.method == "graph":
         if knn is None:
             raise ValueError("the graph clustering needs the kNN graph (knn)")
-        labels = graph_topics(knn, embeddings, p)
+        found = graph_topics(knn, embeddings, p)
+        labels, voted = found.labels, found.voted
     elif p.method == "ward":
         labels = _agglomerative(embeddings, max(1, min(p.n_topics, n)))
     elif p.method == "agglomerative":
@@ -111,7 +115,7 @@ def cluster(
         raise ValueError(f"unknown clustering method {p.method!r}: use auto, graph, ward, hdbscan or agglomerative")
     raw_outlier = labels == -1
     if p.reassign_outliers:
-        labels = reassign_outliers(labels, embeddings)
+        labels = reassign_outliers(labels if voted is None else voted, embeddings)
     if p.method == "graph":
         labels = refine(labels, embeddings, REFINE_STEPS)
     if p.smooth_k and knn is not None:
