@@ -24,7 +24,11 @@ Variants set the clustering modules' constants for the run: ``base`` (the defaul
 ``refineN`` (N k-means steps after the merge), ``cap`` (no merge makes a topic of more than 12% of
 the papers that is looser than the median one, ``pipeline.model.cluster_consensus.CAP_LARGE``), ``shareNN`` (each
 Leiden run sees NN% of the papers, ``pipeline.model.cluster_consensus.RUN_SHARE``), ``runsNN`` (NN runs up to
-5,000 papers, ``pipeline.model.cluster_params.RUNS_FULL``); join them with ``+``. In the results file, ``v5``
+5,000 papers, ``pipeline.model.cluster_params.RUNS_FULL``), ``iterN`` (Leiden iterations), ``divX``
+(√N/X topics), ``cutX`` (the merge stops at agreement distance X), ``microX`` (micro topics per
+topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``novote`` (border papers
+by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``);
+join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``).
 
@@ -101,6 +105,9 @@ KNOBS = [
     (cluster_consensus, "CAP_LARGE"),
     (cluster_consensus, "RUN_SHARE"),
     (cluster_consensus, "MERGE_CUT"),
+    (cluster_consensus, "MICRO_PER_TOPIC"),
+    (cluster_consensus, "CORE_SHARE"),
+    (cluster_consensus, "VOTE"),
     (cluster_params, "RUNS_FULL"),
     (cluster_params, "TOPICS_DIVISOR"),
     (cluster_graph, "LEIDEN_ITERATIONS"),
@@ -122,6 +129,12 @@ def apply_variant(variant: str) -> None:
             cluster_graph.LEIDEN_ITERATIONS = int(part[len("iter") :])
         elif part.startswith("div"):
             cluster_params.TOPICS_DIVISOR = float(part[len("div") :])
+        elif part == "novote":
+            cluster_consensus.VOTE = False
+        elif part.startswith("micro"):
+            cluster_consensus.MICRO_PER_TOPIC = float(part[len("micro") :])
+        elif part.startswith("core"):
+            cluster_consensus.CORE_SHARE = float(part[len("core") :])
         elif part.startswith("share"):
             cluster_consensus.RUN_SHARE = int(part[len("share") :]) / 100
         elif part != "base":
