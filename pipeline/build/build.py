@@ -98,7 +98,7 @@ class BuildSummary:
             + (f", {self.changed:,} changed (see ingest_report.parquet)" if self.changed else ""),
             f"  embeddings: {self.embedded:,} computed, {self.embeddings_cached:,} from cache",
             f"  topics: {self.topics}; outliers: {self.outlier_share:.1%} of papers"
-            + (f", {self.reassigned:,} placed in their nearest topic" if self.reassigned else ""),
+            + (f", {self.reassigned:,} border papers placed afterwards" if self.reassigned else ""),
         ]
         if self.stability is not None:
             out.append(

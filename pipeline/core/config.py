@@ -302,8 +302,9 @@ class ClusterParams(_Checked):
             number of clusters); None adapts (sqrt(n)/2.3: 25 topics at 3,281 papers).
         smooth_k: neighbours in one round of majority-vote smoothing of the topic borders; None
             adapts, 0 turns it off.
-        reassign_outliers: place papers clustering left out into their nearest topic (kept as a
-            flag per paper). Off keeps them as topic -1.
+        reassign_outliers: place papers clustering left out (border papers) into a topic, kept
+            as a flag per paper: with ``graph`` the topic the runs grouped them with most, else
+            their nearest topic. Off keeps them as topic -1.
     """
 
     SECTION: ClassVar[str] = "cluster"

@@ -18,7 +18,7 @@ from pipeline.model.cluster_refine import merge_to, reassign_outliers
 
 #: A paper is a core member of its micro topic when at least this share of its graph neighbours
 #: are in the same micro topic; the others ("border" papers, flagged in ``raw_outlier``) neither
-#: shape the micro topics' centroids nor vote in the merge, and join their nearest topic last.
+#: shape the micro topics' centroids nor vote in the merge, and join a topic last (:func:`vote_topics`).
 CORE_SHARE = 0.5
 
 
