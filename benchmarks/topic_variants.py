@@ -99,46 +99,37 @@ def load(name: str, artifacts: Path):
     return papers["model_text"].tolist(), np.asarray(vectors, dtype=np.float32), truth, config
 
 
+#: Variant parts: a name with a number (``refine1``, ``div2.0``) -> the constant it sets and how
+#: the number reads; and the flags (``cap``, ``novote``) -> the constant and its value.
+NUMBERED = {
+    "refine": (C, "REFINE_STEPS", int),
+    "runs": (cluster_params, "RUNS_FULL", int),
+    "cut": (cluster_consensus, "MERGE_CUT", float),
+    "iter": (cluster_graph, "LEIDEN_ITERATIONS", int),
+    "div": (cluster_params, "TOPICS_DIVISOR", float),
+    "micro": (cluster_consensus, "MICRO_PER_TOPIC", float),
+    "core": (cluster_consensus, "CORE_SHARE", float),
+    "share": (cluster_consensus, "RUN_SHARE", lambda v: int(v) / 100),
+}
+FLAGS = {"cap": (cluster_consensus, "CAP_LARGE", True), "novote": (cluster_consensus, "VOTE", False)}
 #: The settings a variant may change (restored after each).
-KNOBS = [
-    (C, "REFINE_STEPS"),
-    (cluster_consensus, "CAP_LARGE"),
-    (cluster_consensus, "RUN_SHARE"),
-    (cluster_consensus, "MERGE_CUT"),
-    (cluster_consensus, "MICRO_PER_TOPIC"),
-    (cluster_consensus, "CORE_SHARE"),
-    (cluster_consensus, "VOTE"),
-    (cluster_params, "RUNS_FULL"),
-    (cluster_params, "TOPICS_DIVISOR"),
-    (cluster_graph, "LEIDEN_ITERATIONS"),
-]
+KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]
 
 
 def apply_variant(variant: str) -> None:
     """Set ``pipeline.model.cluster``'s constants for ``variant`` (parts joined by ``+``)."""
     for part in variant.split("+"):
-        if part.startswith("refine"):
-            C.REFINE_STEPS = int(part[len("refine") :])
-        elif part == "cap":
-            cluster_consensus.CAP_LARGE = True
-        elif part.startswith("runs"):
-            cluster_params.RUNS_FULL = int(part[len("runs") :])
-        elif part.startswith("cut"):
-            cluster_consensus.MERGE_CUT = float(part[len("cut") :])
-        elif part.startswith("iter"):
-            cluster_graph.LEIDEN_ITERATIONS = int(part[len("iter") :])
-        elif part.startswith("div"):
-            cluster_params.TOPICS_DIVISOR = float(part[len("div") :])
-        elif part == "novote":
-            cluster_consensus.VOTE = False
-        elif part.startswith("micro"):
-            cluster_consensus.MICRO_PER_TOPIC = float(part[len("micro") :])
-        elif part.startswith("core"):
-            cluster_consensus.CORE_SHARE = float(part[len("core") :])
-        elif part.startswith("share"):
-            cluster_consensus.RUN_SHARE = int(part[len("share") :]) / 100
-        elif part != "base":
+        name = part.rstrip("0123456789.")
+        if part in FLAGS:
+            module, constant, value = FLAGS[part]
+        elif name in NUMBERED and name != part:
+            module, constant, read = NUMBERED[name]
+            value = read(part[len(name) :])
+        elif part == "base":
+            continue
+        else:
             raise SystemExit(f"unknown variant part {part!r}")
+        setattr(module, constant, value)
 
 
 def describe(labels: np.ndarray, embeddings: np.ndarray, truth) -> dict:
