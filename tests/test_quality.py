@@ -347,6 +347,7 @@ def test_a_border_paper_joins_the_topic_the_runs_put_it_with_not_its_nearest_cen
     np.testing.assert_array_equal(vote_topics(np.array([0, 0, 1, 1, -1]), tie), [0, 0, 1, 1, 0])
     alone = [np.array([0, 0, 1, 1, 2]), np.array([0, 0, 1, 1, 3])]
     np.testing.assert_array_equal(vote_topics(np.array([0, 0, 1, 1, -1]), alone), [0, 0, 1, 1, -1])
+    np.testing.assert_array_equal(vote_topics(np.array([-1, -1]), [np.array([0, 0])]), [-1, -1])  # no topic
 
 
 def test_the_graph_clustering_flags_the_border_papers_it_placed_by_the_runs_vote(monkeypatch):

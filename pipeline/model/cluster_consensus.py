@@ -123,7 +123,9 @@ def vote_topics(merged: np.ndarray, finals: list[np.ndarray], chunk: int = 16_38
 
     n = len(merged)
     core = np.flatnonzero(merged >= 0)
-    k = int(merged.max()) + 1
+    k = int(merged.max(initial=-1)) + 1
+    if k == 0 or not finals:  # no topic to vote for, or no voters
+        return np.asarray(merged, dtype=np.int64).copy()
     member = sparse.csr_matrix((np.ones(len(core)), (merged[core], core)), shape=(k, n))
     member = sparse.diags(1.0 / np.maximum(np.asarray(member.sum(axis=1)).ravel(), 1.0)) @ member
     shares = []
