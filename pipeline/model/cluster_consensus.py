@@ -119,27 +119,40 @@ def vote_topics(merged: np.ndarray, finals: list[np.ndarray], chunk: int = 16_38
         int ``(n,)``; ``-1`` only for a border paper no run put with any core paper (the caller
         places it by its nearest centroid).
     """
-    from scipy import sparse
-
-    n = len(merged)
-    core = np.flatnonzero(merged >= 0)
-    k = int(merged.max(initial=-1)) + 1
-    if k == 0 or not finals:  # no topic to vote for, or no voters
+    ids, _, _, member = _members(merged)
+    if not len(ids) or not finals:  # no topic to vote for, or no voters
         return np.asarray(merged, dtype=np.int64).copy()
-    member = sparse.csr_matrix((np.ones(len(core)), (merged[core], core)), shape=(k, n))
-    member = sparse.diags(1.0 / np.maximum(np.asarray(member.sum(axis=1)).ravel(), 1.0)) @ member
-    shares = []
-    for final in finals:
-        onehot = sparse.csr_matrix((np.ones(n), (np.arange(n), final)), shape=(n, int(final.max()) + 1))
-        shares.append((member @ onehot).toarray())  # (topic, the run's topic): share of the topic's core papers
-    out = np.empty(n, dtype=np.int64)
-    for s in range(0, n, chunk):
-        score = np.zeros((min(chunk, n - s), k))
+    shares = [_share(member, final) for final in finals]  # (topic, the run's topic)
+    out = np.empty(len(merged), dtype=np.int64)
+    for s in range(0, len(merged), chunk):
+        score = np.zeros((len(merged[s : s + chunk]), len(ids)))
         for share, final in zip(shares, finals, strict=True):
             score += share[:, final[s : s + chunk]].T
-        best = np.argmax(score, axis=1)
+        best = ids[np.argmax(score, axis=1)]
         out[s : s + chunk] = np.where(score.max(axis=1) > 0, best, merged[s : s + chunk])  # no vote: as merged
     return out
+
+
+def _members(labels: np.ndarray):
+    """The groups of ``labels`` (``-1`` none): their sorted ids, the rows in one, each such row's
+    group index, and the (group, paper) matrix whose rows sum to 1 over the group's papers."""
+    from scipy import sparse
+
+    ids = np.unique(labels[labels != -1])
+    inlier = np.flatnonzero(labels != -1)
+    rows = np.searchsorted(ids, labels[inlier])
+    member = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(labels)))
+    return ids, inlier, rows, sparse.diags(1.0 / np.maximum(np.asarray(member.sum(axis=1)).ravel(), 1.0)) @ member
+
+
+def _share(member, final: np.ndarray) -> np.ndarray:
+    """Dense (group, topic of ``final``): the share of each group's papers in each topic."""
+    from scipy import sparse
+
+    onehot = sparse.csr_matrix(
+        (np.ones(len(final)), (np.arange(len(final)), final)), shape=(len(final), int(final.max()) + 1)
+    )
+    return (member @ onehot).toarray()
 
 
 #: Share of the papers each Leiden run of the graph clustering sees, when there are at least
@@ -206,19 +219,12 @@ def merge_by_agreement(
     from scipy import sparse
     from sklearn.cluster import AgglomerativeClustering
 
-    ids = np.unique(micro[micro != -1])
+    ids, inlier, rows, member = _members(micro)
     if len(ids) <= k:
         return micro
-    inlier = np.flatnonzero(micro != -1)
-    rows = np.searchsorted(ids, micro[inlier])
-    member = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(micro)))
-    member = sparse.diags(1.0 / np.asarray(member.sum(axis=1)).ravel()) @ member
     agreement = np.zeros((len(ids), len(ids)))
     for final in finals:
-        onehot = sparse.csr_matrix(
-            (np.ones(len(final)), (np.arange(len(final)), final)), shape=(len(final), int(final.max()) + 1)
-        )
-        share = (member @ onehot).toarray()  # (micro, topic): share of A's papers in each topic
+        share = _share(member, final)  # (micro, topic): share of A's papers in each topic
         agreement += share @ share.T
     distance = 1.0 - agreement / len(finals)
     np.fill_diagonal(distance, 0.0)
