@@ -43,6 +43,7 @@ from pipeline.evaluation.evaluate import (
     topic_spread,
 )
 from pipeline.evaluation.quality_report import METHODS, Evaluation, MethodResult, Run
+from pipeline.model import bertopic_import
 from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params, uses_projection
 from pipeline.model.cluster_refine import centroids
@@ -353,6 +354,7 @@ def evaluate(
 def _warm_up(embeddings: np.ndarray, config: BuildConfig, methods: Sequence[str]) -> None:
     """Import and JIT-compile once, so that no method's first run pays for it."""
     if "pipeline" in methods or "bertopic" in methods or "bertopic_reduce" in methods:
+        bertopic_import.prepare()
         from bertopic.vectorizers import ClassTfidfTransformer  # noqa: F401  (imports BERTopic)
 
         sample = embeddings[: min(len(embeddings), 300)]

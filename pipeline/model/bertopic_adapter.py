@@ -29,14 +29,19 @@ from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
-from bertopic import BERTopic
-from bertopic._bertopic import TopicMapper
-from bertopic.backend import BaseEmbedder
-from bertopic.representation import KeyBERTInspired
-from scipy import sparse
-from sklearn.metrics.pairwise import cosine_similarity
 
-from pipeline.model.vocab import DocTerms
+from pipeline.model import bertopic_import
+
+bertopic_import.prepare()  # BERTopic without the parts that import transformers (seconds)
+
+from bertopic import BERTopic  # noqa: E402
+from bertopic._bertopic import TopicMapper  # noqa: E402
+from bertopic.backend import BaseEmbedder  # noqa: E402
+from bertopic.representation import KeyBERTInspired  # noqa: E402
+from scipy import sparse  # noqa: E402
+from sklearn.metrics.pairwise import cosine_similarity  # noqa: E402
+
+from pipeline.model.vocab import DocTerms  # noqa: E402
 
 #: The BERTopic release the overrides were written and checked for.
 BERTOPIC_VERSION = "0.17.4"

@@ -23,6 +23,7 @@ import pandas as pd
 
 from pipeline.core.config import RepresentParams
 from pipeline.core.topic_tables import TopicTables
+from pipeline.model import bertopic_import
 from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_evidence import LabelSupport
 from pipeline.model.labels import Background, label_topics
@@ -175,6 +176,7 @@ def ctfidf_words(labels: np.ndarray, dt: DocTerms, top_n: int = 10) -> dict[int,
     Returns:
         topic id -> ``[(term, weight), ...]``, best first, only terms with a positive weight.
     """
+    bertopic_import.prepare()
     from bertopic.vectorizers import ClassTfidfTransformer
     from scipy import sparse
 
@@ -266,6 +268,7 @@ def fit_topics(
 def _make_model(reduced: np.ndarray, dt: DocTerms, params: RepresentParams, embed: Callable[[list[str]], np.ndarray]):
     """An unfitted BERTopic in manual mode over our projection and clusters, its c-TF-IDF summing the
     papers' counts in ``dt`` (each by :func:`paper_term_weights`)."""
+    bertopic_import.prepare()
     from bertopic.cluster import BaseCluster
     from bertopic.representation import MaximalMarginalRelevance
     from bertopic.vectorizers import ClassTfidfTransformer
@@ -413,6 +416,7 @@ def save_bertopic(model, folder: Path) -> None:
 
 def load_bertopic(folder: Path, embed: Callable[[list[str]], np.ndarray]):
     """Load a saved BERTopic (safetensors) with the corpus's own embedder as its backend."""
+    bertopic_import.prepare()
     from bertopic import BERTopic
 
     from pipeline.model.bertopic_adapter import FunctionEmbedder  # imports BERTopic: seconds, only when loading
