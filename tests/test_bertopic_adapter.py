@@ -101,3 +101,53 @@ def test_fit_joins_no_texts_and_gives_what_joining_them_gives(monkeypatch):
     pd.testing.assert_frame_equal(new.tables.hierarchy, old.tables.hierarchy)
     assert (new.model.c_tf_idf_ != old.model.c_tf_idf_).nnz == 0
     np.testing.assert_array_equal(new.tables.topic_embeddings, old.tables.topic_embeddings)
+
+
+def test_representative_papers_read_their_counts_and_are_those_bertopic_picks(monkeypatch):
+    """The representative papers (and KeyBERTInspired's words, which start from them) are chosen
+    from the papers' counts, with no text tokenised again, and are the ones BERTopic's own
+    ``_extract_representative_docs`` picks by counting the sampled texts."""
+    from bertopic import BERTopic
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    inputs = _inputs()
+    counted = []
+    transform = CountVectorizer.transform
+
+    def spy(self, raw_documents):
+        counted.append(len(raw_documents))
+        return transform(self, raw_documents)
+
+    with monkeypatch.context() as m:
+        m.setattr(CountVectorizer, "transform", spy)
+        new = fit_topics(*inputs)
+    assert not counted, f"{sum(counted)} texts counted again in {len(counted)} calls"
+
+    with monkeypatch.context() as m:
+        m.setattr(adapter.RankedBERTopic, "_extract_representative_docs", BERTopic._extract_representative_docs)
+        m.setattr(CountVectorizer, "transform", spy)
+        old = fit_topics(*inputs)
+    assert counted, "BERTopic's own path counts the sampled texts (the spy sees it)"
+    pd.testing.assert_frame_equal(new.tables.topics, old.tables.topics)
+    assert new.model.representative_docs_ == old.model.representative_docs_
+    assert all(len(docs) == 3 for docs in new.model.representative_docs_.values())
+
+
+def test_bertopic_is_imported_without_transformers():
+    """Fitting imports BERTopic without its optional parts that import sentence-transformers and
+    transformers (seconds and hundreds of MB); they still import afterwards if anything asks."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from pipeline.model import bertopic_adapter, bertopic_import\n"
+        "assert 'sentence_transformers' not in sys.modules and 'transformers' not in sys.modules\n"
+        "assert not any(name in sys.modules for name in bertopic_import.SKIPPED), 'a placeholder was left'\n"
+        "import bertopic.representation as r\n"
+        "assert type(r.TextGeneration).__name__ == 'NotInstalled'\n"
+        "assert bertopic_import.prepare() is False  # BERTopic is there now: nothing to do\n"
+        "from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]

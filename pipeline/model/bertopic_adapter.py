@@ -14,6 +14,9 @@ override exists:
   counts (each weighed by ``pipeline.model.represent.paper_term_weights``) instead of counting each topic's
   papers joined into one text; and the joined texts are never built (each holds the corpus's
   text again; measured in BENCHMARKS.md, "Represent memory").
+* ``_extract_representative_docs``: the sampled papers' term counts are read from the papers'
+  counts instead of counted again from their texts (the same vectorizer on the same text gives the
+  same row; twice 500 papers per topic were tokenised again, seconds at 18,700 papers).
 * ``KeyBERTInspired._extract_embeddings``: candidate words are embedded in sorted order (BERTopic
   uses ``list(set(...))``, whose order changes with the hash seed, and the int8 encoder quantises
   each batch as a whole).
@@ -69,6 +72,10 @@ RELIES_ON: dict[tuple[str, str], tuple[str, str | None]] = {
     ("BERTopic", "hierarchical_topics"): (
         "(self, docs, use_ctfidf=True, linkage_function=None, distance_function=None)",
         "1f9dab63c593",
+    ),
+    ("BERTopic", "_extract_representative_docs"): (
+        "(self, c_tf_idf, documents, topics, nr_samples=500, nr_repr_docs=5, diversity=None)",
+        "822116d07215",
     ),
     ("TopicMapper", "add_mappings"): ("(self, mappings, topic_model)", None),
     ("KeyBERTInspired", "_extract_embeddings"): (
@@ -222,6 +229,43 @@ class RankedBERTopic(BERTopic):
         documents.Topic = documents.Topic.map(mapping).fillna(documents.Topic).astype(int)
         self._update_topic_size(documents)
         return documents
+
+    def _extract_representative_docs(self, c_tf_idf, documents, topics, nr_samples=500, nr_repr_docs=5, diversity=None):
+        """BERTopic's choice of representative papers, the sampled papers' counts read from
+        :attr:`doc_terms` (the vectorizer's one ``transform`` per topic is answered by
+        :class:`_KnownTextsVectorizer`) when ``documents`` are the fitted papers in order."""
+        args = (c_tf_idf, documents, topics, nr_samples, nr_repr_docs, diversity)
+        dt = self.doc_terms
+        if dt is None or "ID" not in documents or len(documents) != dt.counts.shape[0]:
+            return super()._extract_representative_docs(*args)
+        real_vectorizer = self.vectorizer_model
+        self.vectorizer_model = _KnownTextsVectorizer(documents, dt, real_vectorizer)
+        try:
+            return super()._extract_representative_docs(*args)
+        finally:
+            self.vectorizer_model = real_vectorizer
+
+
+class _KnownTextsVectorizer:
+    """Stands in for the vectorizer during :meth:`RankedBERTopic._extract_representative_docs`:
+    texts of the fitted papers get their rows of the papers' counts (what the vectorizer, whose
+    vocabulary is the counts' own, would give them); a batch with any other text is counted by the
+    real vectorizer."""
+
+    def __init__(self, documents: pd.DataFrame, dt: DocTerms, real_vectorizer):
+        self.row_of = dict(zip(documents["Document"].tolist(), documents["ID"].tolist(), strict=True))
+        self.dt = dt
+        self.real_vectorizer = real_vectorizer
+
+    def transform(self, texts):
+        rows = [self.row_of.get(text, -1) for text in texts]
+        if any(r < 0 for r in rows):
+            return self.real_vectorizer.transform(texts)
+        counts = self.dt.counts[np.asarray(rows, dtype=np.int64)]
+        return counts.astype(getattr(self.real_vectorizer, "dtype", counts.dtype), copy=False)
+
+    def __getattr__(self, name):
+        return getattr(self.real_vectorizer, name)
 
 
 class _TopicCountsVectorizer:
