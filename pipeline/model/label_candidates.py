@@ -186,6 +186,7 @@ class PhraseStats:
         self.docs = [f" {d.strip()} " for d in text.split(" || ")]
         self.n_docs = len(self.docs)
         self.stop = english_stop_words()
+        self._next_words: dict[tuple[str, str], Counter] = {}
 
     @property
     def doc_stems(self) -> list[frozenset[str]]:
@@ -200,13 +201,20 @@ class PhraseStats:
         return sum(needle in d for d in self.docs) / max(self.n_docs, 1)
 
     def _after(self, term: str) -> Counter:
-        """The words right after each occurrence of ``term`` inside a clause."""
-        return Counter(re.findall(rf" {re.escape(term)} ([^ |]+)", self.text))
+        """The words right after each occurrence of ``term`` inside a clause (kept per term: each
+        search reads the whole text, and a topic's candidates ask for the same terms again)."""
+        key = ("after", term)
+        if key not in self._next_words:
+            self._next_words[key] = Counter(re.findall(rf" {re.escape(term)} ([^ |]+)", self.text))
+        return self._next_words[key]
 
     def _before(self, term: str) -> Counter:
         """The words right before each occurrence (found as the words after it in the reversed text)."""
-        reverse_term = " ".join(reversed(term.split()))
-        return Counter(re.findall(rf" {re.escape(reverse_term)} ([^ |]+)", self.reverse))
+        key = ("before", term)
+        if key not in self._next_words:
+            reverse_term = " ".join(reversed(term.split()))
+            self._next_words[key] = Counter(re.findall(rf" {re.escape(reverse_term)} ([^ |]+)", self.reverse))
+        return self._next_words[key]
 
     def _dominant(self, words: Counter, count: int, share: float) -> str | None:
         """The content word (grouping plurals) next to most occurrences, if it is next to more than ``share``."""

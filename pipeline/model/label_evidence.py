@@ -7,6 +7,7 @@ bound; below :data:`WEAK_SUPPORT` the app marks the label weak wherever it appea
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -80,6 +81,13 @@ def label_parts(label: str) -> list[frozenset[str]]:
     A paper uses a part when it uses every one of these words ("graph neural networks": graph,
     neural and network), anywhere in its title or abstract.
     """
+    return list(_label_parts(label))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _label_parts(label: str) -> tuple[frozenset[str], ...]:
+    """:func:`label_parts`, kept per label: choosing a corpus's labels asks for the same few
+    hundred labels' parts tens of thousands of times."""
     stop = english_stop_words()
     base = _NUMBERED.sub("", label.strip().lower()).removesuffix(WEAK_MARK.strip().lower()).strip()
     parts = []
