@@ -26,7 +26,8 @@ the papers that is looser than the median one, ``pipeline.model.cluster_consensu
 Leiden run sees NN% of the papers, ``pipeline.model.cluster_consensus.RUN_SHARE``), ``runsNN`` (NN runs up to
 5,000 papers, ``pipeline.model.cluster_params.RUNS_FULL``), ``iterN`` (Leiden iterations), ``divX``
 (√N/X topics), ``cutX`` (the merge stops at agreement distance X), ``microX`` (micro topics per
-topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``novote`` (border papers
+topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``smoothN`` (rounds of
+the final kNN smoothing), ``novote`` (border papers
 by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
@@ -110,6 +111,7 @@ NUMBERED = {
     "micro": (cluster_consensus, "MICRO_PER_TOPIC", float),
     "core": (cluster_consensus, "CORE_SHARE", float),
     "share": (cluster_consensus, "RUN_SHARE", lambda v: int(v) / 100),
+    "smooth": (C, "SMOOTH_ROUNDS", int),
 }
 FLAGS = {"cap": (cluster_consensus, "CAP_LARGE", True), "novote": (cluster_consensus, "VOTE", False)}
 #: The settings a variant may change (restored after each).
