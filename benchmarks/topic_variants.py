@@ -27,7 +27,8 @@ Leiden run sees NN% of the papers, ``pipeline.model.cluster_consensus.RUN_SHARE`
 5,000 papers, ``pipeline.model.cluster_params.RUNS_FULL``), ``iterN`` (Leiden iterations), ``divX``
 (√N/X topics), ``cutX`` (the merge stops at agreement distance X), ``microX`` (micro topics per
 topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``smoothN`` (rounds of
-the final kNN smoothing), ``novote`` (border papers
+the final kNN smoothing), ``ward`` / ``average`` (the consensus merge by Ward's method, the
+default since CLUSTER_VERSION 8, or by average linkage as before), ``novote`` (border papers
 by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
@@ -113,7 +114,12 @@ NUMBERED = {
     "share": (cluster_consensus, "RUN_SHARE", lambda v: int(v) / 100),
     "smooth": (C, "SMOOTH_ROUNDS", int),
 }
-FLAGS = {"cap": (cluster_consensus, "CAP_LARGE", True), "novote": (cluster_consensus, "VOTE", False)}
+FLAGS = {
+    "cap": (cluster_consensus, "CAP_LARGE", True),
+    "novote": (cluster_consensus, "VOTE", False),
+    "ward": (cluster_consensus, "MERGE_WARD", True),
+    "average": (cluster_consensus, "MERGE_WARD", False),
+}
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]
 

@@ -408,3 +408,40 @@ def test_the_merge_makes_no_large_topic_looser_than_the_median_one():
     assert len(np.unique(capped[4:])) == 3 and all(capped[a] == capped[a + 1] for a in range(4, 10, 2))
     # nothing large and loose: the merge is the plain one
     np.testing.assert_array_equal(cap_large(plain, distance, 4, counts, sums, 1.0 * total), plain)
+
+
+def test_ward_merge_of_weighted_points_is_wards_method_on_the_papers():
+    """A micro topic of n papers weighs as n papers at one point: the merge is scipy's Ward on the
+    points repeated n times (each point's copies stay together), and unweighted it is scipy's Ward."""
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from sklearn.metrics import adjusted_rand_score
+
+    from pipeline.model.cluster_consensus import ward_merge
+
+    rng = np.random.default_rng(3)
+    points = np.concatenate([rng.normal(loc=c, scale=0.6, size=(8, 5)) for c in (0.0, 2.0, 4.0, 6.0)])
+    ones = np.ones(len(points))
+    for k in (2, 3, 4, 6):
+        theirs = fcluster(linkage(points, method="ward"), k, criterion="maxclust")
+        ours = ward_merge(points, ones, k)
+        assert len(np.unique(ours)) == k and adjusted_rand_score(theirs, ours) == 1.0, k
+    sizes = rng.integers(1, 6, size=len(points))
+    repeated = np.repeat(points, sizes, axis=0)
+    for k in (2, 3, 5):
+        theirs = fcluster(linkage(repeated, method="ward"), k, criterion="maxclust")
+        ours = ward_merge(points, sizes.astype(float), k)
+        assert adjusted_rand_score(theirs, np.repeat(ours, sizes)) == 1.0, k
+
+
+def test_ward_merge_weighs_papers_and_breaks_ties_by_order():
+    from pipeline.model.cluster_consensus import ward_merge
+
+    # two near points and a far one: alone, the near ones merge; weighing 100 papers each, merging
+    # them costs more than taking the far single paper in (Ward keeps large groups apart)
+    line = np.array([[0.0], [1.0], [3.0]])
+    assert ward_merge(line, np.ones(3), 2).tolist() == [0, 0, 1]
+    assert ward_merge(line, np.array([100.0, 100.0, 1.0]), 2).tolist() == [0, 1, 1]
+    # equal costs everywhere: the first pair merges first, on every processor
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    assert ward_merge(square, np.ones(4), 3).tolist() == [0, 0, 1, 2]
+    assert ward_merge(square, np.ones(4), 1).tolist() == [0, 0, 0, 0]

@@ -2,8 +2,8 @@
 
 The default ("graph") clusters the shared cosine kNN graph, not a UMAP projection: Leiden finds
 small communities ("micro topics") on the shared-nearest-neighbour graph, ``runs`` times with
-different seeds; the communities the runs agree on are merged into topics by how often the runs'
-own merged topics put their papers together (evidence accumulation), so one unlucky run cannot
+different seeds; the communities the runs agree on are merged into topics (Ward's method) by how
+often the runs' own merged topics put their papers together (evidence accumulation), so one unlucky run cannot
 move a topic. Every weight is an integer count and every tie is broken by index, so the same
 papers give the same topics on any processor; UMAP is only used for the map. The UMAP + HDBSCAN
 clustering of earlier versions stays available as ``method="hdbscan"``. Measured in
@@ -25,7 +25,7 @@ from pipeline.model.cluster_params import ResolvedClusterParams, resolve_params
 from pipeline.model.cluster_refine import canonical_labels, merge_to, reassign_outliers, refine, smooth
 
 #: Bump when the clustering's output for the same inputs and params changes.
-CLUSTER_VERSION = 7  # 7: papers placed by the runs' vote (6: 40 runs up to 5,000 papers, each seeing 80%)
+CLUSTER_VERSION = 8  # 8: Ward's merge on the runs' agreement (7: papers placed by the runs' vote)
 
 
 @dataclass(frozen=True)
