@@ -39,7 +39,7 @@ def _bertopic_words(model: Any, top_n: int = 10) -> list[list[str]]:
 
 
 def _fit_vanilla(docs: Sequence[str], embeddings: np.ndarray, embedding_model: Any, seed: int) -> tuple[Any, list[int]]:
-    bertopic_import.prepare()  # as the pipeline imports it (the backend it skips is never used)
+    bertopic_import.prepare()  # as the pipeline imports it (the parts it skips are never used)
     from bertopic import BERTopic
     from umap import UMAP
 

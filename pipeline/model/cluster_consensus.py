@@ -236,21 +236,19 @@ def merge_by_agreement(
         shares.append(share)
     distance = 1.0 - agreement / len(finals)
     np.fill_diagonal(distance, 0.0)
+    counts = np.bincount(rows, minlength=len(ids)).astype(np.float64)
     if MERGE_WARD and MERGE_CUT is None:
         # each micro topic a point whose dot products are the agreement, weighed by its papers
-        features = np.hstack(shares) / np.sqrt(len(finals))
-        groups = ward_merge(features, np.bincount(rows, minlength=len(ids)).astype(np.float64), k)
-        merge = None
-    elif MERGE_CUT is None:
-        merge = AgglomerativeClustering(n_clusters=k, metric="precomputed", linkage="average")
-    else:  # the data picks the number: merge while most runs put the two groups together
+        groups = ward_merge(np.hstack(shares) / np.sqrt(len(finals)), counts, k)
+    else:  # average linkage, to k topics or (MERGE_CUT) while most runs put the two groups together
         merge = AgglomerativeClustering(
-            n_clusters=None, distance_threshold=MERGE_CUT, metric="precomputed", linkage="average"
+            n_clusters=k if MERGE_CUT is None else None,
+            distance_threshold=MERGE_CUT,
+            metric="precomputed",
+            linkage="average",
         )
-    if merge is not None:
         groups = np.asarray(merge.fit_predict(distance), dtype=np.int64)
     if embeddings is not None and CAP_LARGE:
-        counts = np.bincount(rows, minlength=len(ids)).astype(np.float64)
         raw = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(micro)))
         sums = np.zeros((len(ids), embeddings.shape[1]))
         for s in range(0, len(micro), 100_000):  # a block of papers at a time (embeddings may be memory-mapped)
@@ -292,6 +290,9 @@ def ward_merge(features: np.ndarray, sizes: np.ndarray, k: int) -> np.ndarray:
 
     Returns:
         int ``(m,)`` group of each point, numbered by first point.
+
+    scipy's and scikit-learn's Ward take no weights (a micro topic repeated once per paper would
+    make the matrices papers by papers), hence this loop over the few micro topics.
     """
     m = len(features)
     centres = np.asarray(features, dtype=np.float64).copy()
