@@ -17,7 +17,7 @@ from pipeline.embed.encoders import HashingEncoder
 from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params
 from pipeline.model.cluster_refine import merge_to, reassign_outliers
-from pipeline.model.label_candidates import TopicTerms, is_generic, topic_text
+from pipeline.model.label_candidates import TopicTerms, candidate_terms, is_generic, topic_text
 from pipeline.model.labels import make_labels
 from pipeline.model.place import nearest, place_on_map, topic_distribution
 from pipeline.model.reduce import exact_knn, reduce
@@ -236,6 +236,28 @@ def test_labels_reject_phrases_nobody_wrote_and_modifiers():
     parts = label.split(" and ")
     assert "language llms" not in label and "adversarial" not in parts, label
     assert 1 <= len(_words(label)) <= 5
+
+
+def test_labels_reject_verbs_predicates_and_adverbs():
+    # "reduces" takes an object ("reduces the"), "biased" follows "is", "exponentially" is
+    # "exponential" + "ly": the papers use none of them as a noun, so none names the topic, however
+    # high it ranks, alone or ending a phrase ("cost grows exponentially"); "pruning", a gerund used
+    # as a noun, and "anomaly scores", a noun ending in "ly", do.
+    docs = [
+        f"Pruning transformers reduces the cost {i}. The exponential cost grows exponentially and "
+        f"the estimate is biased. Anomaly scores and pruning."
+        for i in range(6)
+    ]
+    topic = _topic(
+        docs,
+        [("reduces", 1.0), ("exponentially", 0.98), ("biased", 0.97), ("pruning", 0.5), ("anomaly", 0.45)],
+        keybert=["reduces", "exponentially", "biased"],
+    )
+    cands = [t for t, _ in candidate_terms(topic)]
+    assert not [t for t in cands if {"reduces", "exponentially", "biased"} & set(t.split())], cands
+    assert {"pruning", "anomaly scores"} <= set(cands), cands
+    parts = make_labels({0: topic})[0].split(" and ")
+    assert {"reduces", "exponentially", "biased"}.isdisjoint(parts), parts
 
 
 def test_labels_expand_acronyms_and_join_two_words():

@@ -43,7 +43,7 @@ def written_as_phrases(texts: Sequence[str], terms: Sequence[str], *, min_papers
         out[i] = (
             found is not None
             and found.term == term
-            and found.head_share >= label_candidates.MIN_HEAD_SHARE / 2
+            and found.is_noun_phrase
             and text.doc_share(term) * text.n_docs >= min(min_papers, text.n_docs)
         )
     return out
