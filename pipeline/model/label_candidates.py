@@ -197,7 +197,7 @@ class _Phrase:
     count: int  # occurrences inside one clause
     head_share: float  # share of occurrences not followed by another content word
     object_share: float = 0.0  # share followed by a determiner or an object pronoun ("reduces the")
-    predicate_share: float = 0.0  # share preceded by an auxiliary, a modal or "to" ("is biased")
+    predicate_share: float = 0.0  # share preceded by an auxiliary, a modal or "not" ("is biased")
     adverb: bool = False  # ends in an adjective + "ly" ("exponentially", "grows exponentially")
 
     @property
