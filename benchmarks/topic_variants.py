@@ -113,7 +113,6 @@ NUMBERED = {
     "core": (cluster_consensus, "CORE_SHARE", float),
     "share": (cluster_consensus, "RUN_SHARE", lambda v: int(v) / 100),
     "smooth": (C, "SMOOTH_ROUNDS", int),
-    "gap": (cluster_consensus, "GAP_RANGE", int),
 }
 FLAGS = {
     "cap": (cluster_consensus, "CAP_LARGE", True),

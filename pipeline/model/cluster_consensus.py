@@ -309,15 +309,10 @@ def ward_merge(features: np.ndarray, sizes: np.ndarray, k: int) -> np.ndarray:
         return cost
 
     d = np.stack([costs(i) for i in range(m)])
-    low = max(k - GAP_RANGE, 1)
-    snapshots, merge_costs = {}, {}
-    if m <= k + GAP_RANGE:
-        snapshots[m] = label.copy()
-    for step in range(m - low):
+    for _ in range(m - max(k, 1)):
         i, j = divmod(int(np.argmin(d)), m)
         if not np.isfinite(d[i, j]):
             break
-        merge_costs[m - step] = float(d[i, j])  # the merge from m - step groups to one fewer
         i, j = min(i, j), max(i, j)
         centres[i] = (weight[i] * centres[i] + weight[j] * centres[j]) / (weight[i] + weight[j])
         weight[i] += weight[j]
@@ -327,27 +322,8 @@ def ward_merge(features: np.ndarray, sizes: np.ndarray, k: int) -> np.ndarray:
         row = costs(i)
         d[i, :] = row
         d[:, i] = row
-        if m - step - 1 <= k + GAP_RANGE:
-            snapshots[m - step - 1] = label.copy()
-    if GAP_RANGE and snapshots:
-        # the count near k where the next merge costs most against the one before: a cut with margin
-        def margin(c: int) -> float:
-            before, after = merge_costs.get(c + 1), merge_costs.get(c)
-            if before is None or after is None or before <= 0:
-                return -np.inf
-            return round(after / before, MERGE_DECIMALS)
-
-        choice = max(sorted(snapshots), key=lambda c: (margin(c), -abs(c - k), -c))
-        label = snapshots[choice] if np.isfinite(margin(choice)) else snapshots.get(k, label)
-    elif k in snapshots:
-        label = snapshots[k]
     _, out = np.unique(label, return_inverse=True)
     return out.astype(np.int64)
-
-
-#: Ward's merge may stop up to this many groups before or after ``k`` where the next merge costs
-#: most against the one before (0: exactly ``k``).
-GAP_RANGE = 0
 
 
 def _spread_of(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
