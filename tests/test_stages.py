@@ -17,7 +17,7 @@ from pipeline.embed.encoders import HashingEncoder
 from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params
 from pipeline.model.cluster_refine import merge_to, reassign_outliers
-from pipeline.model.label_candidates import TopicTerms, candidate_terms, is_generic, topic_text
+from pipeline.model.label_candidates import TopicTerms, candidate_terms, is_generic, terms_overlap, topic_text
 from pipeline.model.labels import make_labels
 from pipeline.model.place import nearest, place_on_map, topic_distribution
 from pipeline.model.reduce import exact_knn, reduce
@@ -258,6 +258,15 @@ def test_labels_reject_verbs_predicates_and_adverbs():
     assert {"pruning", "anomaly scores"} <= set(cands), cands
     parts = make_labels({0: topic})[0].split(" and ")
     assert {"reduces", "exponentially", "biased"}.isdisjoint(parts), parts
+
+
+def test_a_label_does_not_name_one_subject_twice_in_two_forms():
+    # a word and its relative by an ending are one word to the labeller: the second part of
+    # "A and B" must add a subject, not repeat the first ("spiking neural networks and spike")
+    for a, b in [("spiking neural networks", "spike"), ("medical imaging", "images"), ("layered", "layers")]:
+        assert terms_overlap(a, b) and terms_overlap(b, a), (a, b)
+    for a, b in [("spiking neural networks", "neurons"), ("tree search", "trends"), ("images", "imitation")]:
+        assert not terms_overlap(a, b), (a, b)
 
 
 def test_labels_expand_acronyms_and_join_two_words():

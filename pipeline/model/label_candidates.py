@@ -166,12 +166,28 @@ def stems(term: str) -> set[str]:
     return stems_of(term)
 
 
+#: Endings by which a word and its relatives differ ("spike"/"spiking", "image"/"imaging",
+#: "layer"/"layered"); one is taken off at most, and at least 3 letters must remain.
+_ENDINGS = ("ing", "ed", "er", "e")
+
+
+def _root(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[: -len(ending)]
+    return word
+
+
 def same_word(a: str, b: str) -> bool:
-    """Near-duplicates: "bandit"/"bandits", "planning"/"planner", "handwriting"/"handwritten"."""
+    """Near-duplicates: "bandit"/"bandits", "planning"/"planner", "handwriting"/"handwritten",
+    "spike"/"spiking" (so "spiking neural networks and spike" is one subject named twice)."""
     if a == b:
         return True
     common = len(os.path.commonprefix([a, b]))
-    return common >= 5 or (min(len(a), len(b)) >= 3 and common == min(len(a), len(b)))
+    if common >= 5 or (min(len(a), len(b)) >= 3 and common == min(len(a), len(b))):
+        return True
+    ra, rb = _root(a), _root(b)
+    return ra == rb or ra == b or a == rb
 
 
 def is_abbreviation(short: str, term: str) -> bool:
