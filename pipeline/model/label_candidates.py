@@ -187,7 +187,7 @@ def same_word(a: str, b: str) -> bool:
     if common >= 5 or (min(len(a), len(b)) >= 3 and common == min(len(a), len(b))):
         return True
     ra, rb = _root(a), _root(b)
-    return ra == rb or ra == b or a == rb
+    return ra in (rb, b) or a == rb
 
 
 def is_abbreviation(short: str, term: str) -> bool:

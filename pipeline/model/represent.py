@@ -31,7 +31,7 @@ from pipeline.model.place import topic_distribution
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-REPRESENT_VERSION = 6  # 6: label parts used as nouns (5: labels by coverage and lift, retrieving their own topic)
+REPRESENT_VERSION = 6  # 6: label parts are nouns, "A and B" two subjects (5: labels by coverage and lift)
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
