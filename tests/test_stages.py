@@ -332,6 +332,22 @@ def test_placement_helpers():
     assert np.linalg.norm(pos[0] - xy[3]) < 3
 
 
+def test_nearest_ranks_equal_rows_by_row_however_the_queries_are_batched():
+    # a matrix product can round two equal rows' similarities apart by where they fall in its
+    # blocks; the ranking must not depend on that: equal rows tie, lower row first, in any batch
+    rng = np.random.default_rng(0)
+    corpus = _unit(rng.normal(size=(600, 48))).astype(np.float32)
+    corpus[41] = corpus[300] = corpus[7]
+    queries = np.concatenate([corpus[7:8], _unit(rng.normal(size=(60, 48))).astype(np.float32)])
+    together = nearest(queries, corpus, 5)
+    for i in range(len(queries)):
+        alone = nearest(queries[i : i + 1], corpus, 5)
+        assert np.array_equal(alone[0][0], together[0][i]) and np.array_equal(alone[1][0], together[1][i])
+    assert together[0][0][:3].tolist() == [7, 41, 300] and len(set(together[1][0][:3].tolist())) == 1
+    idx, _ = nearest(queries[:1], corpus, 5, exclude=np.array([7]))
+    assert idx[0][:2].tolist() == [41, 300]
+
+
 # --- artifacts -------------------------------------------------------------------------------
 
 

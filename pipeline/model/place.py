@@ -77,14 +77,43 @@ def nearest(vectors: np.ndarray, corpus: np.ndarray, k: int, *, exclude: np.ndar
     Returns:
         ``(indices, similarities)``, int64 and float32 ``(m, min(k, n))``, most similar first.
     """
-    sims = np.asarray(vectors, dtype=np.float32) @ np.asarray(corpus, dtype=np.float32).T
+    queries = np.asarray(vectors, dtype=np.float32)
+    sims = queries @ np.asarray(corpus, dtype=np.float32).T
     if exclude is not None:
         sims[np.arange(len(sims)), exclude] = -np.inf
     k = min(k, sims.shape[1] - (0 if exclude is None else 1))
     if k <= 0:
         return np.zeros((len(sims), 0), dtype=np.int64), np.zeros((len(sims), 0), dtype=np.float32)
-    best = top_k(sims, k)  # ties by row
-    return best, np.take_along_axis(sims, best, axis=1)
+    # The matrix product rounds a pair's similarity differently by where the pair falls in its
+    # blocks (how many queries, which column): two equal corpus rows can differ in the last bit, and
+    # their order with it. The best candidates' similarities are computed again one pair at a time,
+    # in float64, so equal rows score equally and the tie goes to the lower row, however the
+    # queries are batched.
+    candidates = top_k(sims, min(k + TIE_MARGIN, sims.shape[1]))
+    exact = _pair_similarities(queries, corpus, candidates)
+    if exclude is not None:
+        exact[candidates == np.asarray(exclude)[:, None]] = -np.inf
+    order = np.lexsort((candidates, -np.round(exact, RANK_DECIMALS)), axis=1)[:, :k]
+    best = np.take_along_axis(candidates, order, axis=1)
+    return best, np.take_along_axis(exact, order, axis=1).astype(np.float32)
+
+
+#: Candidates beyond ``k`` whose similarities are computed again (:func:`nearest`): equal rows at
+#: the k-th place stay in the running.
+TIE_MARGIN = 8
+#: Decimals the recomputed similarities are compared at (float64 rounding differs by processor).
+RANK_DECIMALS = 9
+
+
+def _pair_similarities(queries: np.ndarray, corpus: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+    """float64 ``(m, c)``: the dot product of each query with each of its candidate rows, one pair
+    at a time (the same operations on the same numbers give the same result wherever the pair is)."""
+    q = np.asarray(queries, dtype=np.float64)
+    out = np.empty(candidates.shape, dtype=np.float64)
+    for j in range(candidates.shape[1]):
+        rows = np.asarray(corpus[candidates[:, j]], dtype=np.float64)
+        out[:, j] = (q * rows).sum(axis=1)
+    return out
 
 
 def place_on_map(vectors: np.ndarray, corpus: np.ndarray, corpus_xy: np.ndarray, k: int = 10) -> np.ndarray:
