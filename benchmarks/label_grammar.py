@@ -29,20 +29,14 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_scale import DATA  # noqa: E402
+from benchmarks.topic_variants import CORPORA as VARIANT_CORPORA  # noqa: E402
 from pipeline.model import label_candidates as lc  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "label-grammar.json"
 VARIANTS = ROOT / "benchmarks" / "results" / "topic-variants.jsonl"
 
-#: name -> (file, rows kept): one-year conferences as ``benchmarks/topic_variants.py`` cuts them,
-#: and IJCAI's five years.
-CORPORA = {
-    "icml2024": (DATA / "icml2024-unlabeled.jsonl.gz", None),
-    "iclr2022": (DATA / "iclr-2018-2022-submissions.jsonl.gz", lambda d: d[d["year"].astype(str) == "2022"]),
-    "neurips2023": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2023]),
-    "ijcai": (DATA / "ijcai2020-2024-primary-area.jsonl.gz", None),
-}
+#: The one-year conferences and IJCAI's five years, cut as ``benchmarks/topic_variants.py`` cuts them.
+CORPORA = {name: VARIANT_CORPORA[name] for name in ("icml2024", "iclr2022", "neurips2023", "ijcai")}
 
 
 def label_part_words() -> set[str]:
