@@ -4,8 +4,9 @@ A label part must be something a topic is about, a noun phrase: "transformers an
 label NeurIPS 2023 once got) reads as broken. There is no part-of-speech tagger on this machine
 without a download, so ``pipeline.model.label_candidates`` reads the papers themselves: a word
 followed by a determiner or an object pronoun ("reduces the") is a verb, one preceded by an
-auxiliary, a modal or "to" ("is biased", "to scale") is a predicate, and a word in "-ly" whose
-adjective the papers also write ("exponentially") is an adverb.
+auxiliary, a modal or "not" ("is biased") is a predicate, and a word in "-ly" whose adjective the
+papers also write ("exponentially") is an adverb. The product counts these within one topic's
+papers (``PhraseStats.phrase``); this counts them over a whole corpus, word by word.
 
 For each corpus, and for every word of at least ``--min-uses`` uses that could end a label (not a
 stop word, not a modifier by the head-share test), this writes the two shares and lists the words
@@ -55,6 +56,7 @@ def shares(docs: list[str], min_uses: int, keep: set[str]) -> dict[str, dict]:
     text = lc.topic_text(docs)
     words = text.split(" ")
     vocab = set(words)
+    stop = lc.english_stop_words()
     uses, objects, predicates, content_next = Counter(), Counter(), Counter(), Counter()
     for i in range(1, len(words) - 1):
         w = words[i]
@@ -62,10 +64,10 @@ def shares(docs: list[str], min_uses: int, keep: set[str]) -> dict[str, dict]:
         nxt = words[i + 1]
         objects[w] += nxt in lc._OBJECT_WORDS
         predicates[w] += words[i - 1] in lc._PREDICATE_WORDS
-        content_next[w] += nxt not in lc.english_stop_words() and nxt not in ("|", "||", "")
+        content_next[w] += nxt not in stop and nxt not in ("|", "||", "")
     out = {}
     for w, n in uses.items():
-        if not w.isalpha() or w in lc.english_stop_words() or (n < min_uses and w not in keep):
+        if not w.isalpha() or w in stop or (n < min_uses and w not in keep):
             continue
         out[w] = {
             "uses": n,
