@@ -113,15 +113,12 @@ NUMBERED = {
     "core": (cluster_consensus, "CORE_SHARE", float),
     "share": (cluster_consensus, "RUN_SHARE", lambda v: int(v) / 100),
     "smooth": (C, "SMOOTH_ROUNDS", int),
-    "embw": (cluster_consensus, "MERGE_EMB_WEIGHT", float),
 }
 FLAGS = {
     "cap": (cluster_consensus, "CAP_LARGE", True),
     "novote": (cluster_consensus, "VOTE", False),
     "ward": (cluster_consensus, "MERGE_WARD", True),
     "average": (cluster_consensus, "MERGE_WARD", False),
-    "wardemb": (cluster_consensus, "MERGE_FEATURES", "embedding"),
-    "wardboth": (cluster_consensus, "MERGE_FEATURES", "both"),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

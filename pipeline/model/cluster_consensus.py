@@ -239,15 +239,7 @@ def merge_by_agreement(
     counts = np.bincount(rows, minlength=len(ids)).astype(np.float64)
     if MERGE_WARD and MERGE_CUT is None:
         # each micro topic a point whose dot products are the agreement, weighed by its papers
-        feats = np.hstack(shares) / np.sqrt(len(finals))
-        if MERGE_FEATURES != "agreement" and embeddings is not None:
-            raw = sparse.csr_matrix((np.ones(len(inlier)), (rows, inlier)), shape=(len(ids), len(micro)))
-            sums = np.zeros((len(ids), embeddings.shape[1]))
-            for s in range(0, len(micro), 100_000):
-                sums += raw[:, s : s + 100_000] @ np.asarray(embeddings[s : s + 100_000], dtype=np.float64)
-            means = sums / np.maximum(counts, 1.0)[:, None]
-            feats = means if MERGE_FEATURES == "embedding" else np.hstack([feats, MERGE_EMB_WEIGHT * means])
-        groups = ward_merge(feats, counts, k)
+        groups = ward_merge(np.hstack(shares) / np.sqrt(len(finals)), counts, k)
     else:  # average linkage, to k topics or (MERGE_CUT) while most runs put the two groups together
         merge = AgglomerativeClustering(
             n_clusters=k if MERGE_CUT is None else None,
@@ -271,8 +263,6 @@ def merge_by_agreement(
 #: None: the merge stops at ``k`` topics. A number: it stops where the average agreement distance
 #: between the groups reaches it, whatever their count (measured in EVALUATION.md, not the default).
 MERGE_CUT: float | None = None
-MERGE_FEATURES = "agreement"
-MERGE_EMB_WEIGHT = 1.0
 #: No merge makes a topic of more than this share of the papers whose papers are less alike than
 #: the median topic's (:func:`cap_large`).
 MAX_SHARE = 0.12
