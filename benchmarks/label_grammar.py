@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -47,7 +48,8 @@ def label_part_words() -> set[str]:
         return words
     for line in VARIANTS.read_text(encoding="utf-8").splitlines():
         for label, *_ in json.loads(line).get("labels", []):
-            words |= {p.strip() for p in label.replace(" (?)", "").split(" and ") if " " not in p.strip()}
+            parts = re.split(r",\s*|\s+and\s+", label.replace(" (?)", ""))  # "A and B", "A, B and C"
+            words |= {p.strip() for p in parts if p.strip() and " " not in p.strip()}
     return words
 
 

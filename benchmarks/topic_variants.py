@@ -11,7 +11,7 @@ Writes one JSON line per run and one summary per corpus and variant to
 * ``stability`` (mean pairwise ARI across seeds) and ``resampled_stability`` (the same across
   runs on different 90% samples, over the papers two runs share);
 * ``cov``: size-weighted label coverage (share of a topic's papers whose text uses all the words
-  of its label, or of either part of "A and B"); ``low_large``: topics of 5% or more of the papers
+  of its label, or of any part of "A and B", "A, B and C"); ``low_large``: topics of 5% or more of the papers
   below 0.5 coverage; ``weak``: labels the app marks weak; ``contained``: pairs of labels one of
   which holds the other's words; ``retrieval``: labels whose embedding is nearest their own topic;
 * ``largest``: the largest topic's share; ``over12_incoherent``: topics above 12% of the papers

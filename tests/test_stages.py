@@ -18,6 +18,7 @@ from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params
 from pipeline.model.cluster_refine import merge_to, reassign_outliers
 from pipeline.model.label_candidates import TopicTerms, candidate_terms, is_generic, terms_overlap, topic_text
+from pipeline.model.label_evidence import is_weak, label_support
 from pipeline.model.labels import make_labels
 from pipeline.model.place import nearest, place_on_map, topic_distribution
 from pipeline.model.reduce import exact_knn, reduce
@@ -285,6 +286,21 @@ def test_labels_expand_acronyms_and_join_two_words():
     )
     assert labels[0] == "neural architecture search"
     assert labels[1].split(" and ")[0] in ("voting", "elections") and " and " in labels[1], labels[1]
+
+
+def test_a_topic_no_one_or_two_parts_describe_is_named_by_three():
+    # five subjects, a fifth of the papers each: any two name 40% of them (weak), three name 60%
+    subjects = ["pruning", "quantization", "distillation", "sparsity", "caching"]
+    docs = [f"Efficient models by {s} of weights, in study {i}." for s in subjects for i in range(10)]
+    label = make_labels({0: _topic(docs, [(s, 1.0 - 0.01 * j) for j, s in enumerate(subjects)])})[0]
+    first, _, last = label.partition(" and ")
+    parts = [p.strip() for p in first.split(",")] + [last]
+    assert len(parts) == 3 and set(parts) <= set(subjects), label
+    support = label_support(label, _topic(docs, []))
+    assert abs(support.used / support.of - 0.6) < 1e-9 and not is_weak(support.value), support
+    # two subjects, half the papers each: two parts name them all, no third is added
+    two = make_labels({0: _topic(docs[:20], [(s, 1.0 - 0.01 * j) for j, s in enumerate(subjects[:2])])})[0]
+    assert two in ("pruning and quantization", "quantization and pruning"), two
 
 
 def test_a_topic_with_nothing_distinctive_gets_a_plain_non_generic_label():

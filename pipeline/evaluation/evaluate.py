@@ -370,7 +370,8 @@ class LabelScores:
 
     Attributes:
         coverage: per topic, the share of its papers whose text uses the label's words (for
-            "A and B", all words of A or all words of B; plurals folded; ``labels.label_parts``).
+            "A and B", all words of A or all words of B, and so for "A, B and C"; plurals folded;
+            ``labels.label_parts``).
         weighted_coverage: the mean of ``coverage`` weighted by topic size.
         low_large: topics of at least ``large_share`` of the papers with coverage below 0.5.
         contained: pairs of labels where one's words are all among the other's.

@@ -49,8 +49,8 @@ class LabelSupport:
 
     Attributes:
         papers: share of the topic's papers (0-1) whose title or abstract use all the words of the
-            label, or for "A and B" all the words of A or all the words of B (plurals folded;
-            stop words aside), as a share one can be sure of: the lower bound of its confidence
+            label, or for "A and B" all the words of A or all the words of B (and so for "A, B and
+            C"; plurals folded; stop words aside), as a share one can be sure of: the lower bound of its confidence
             interval (Wilson, 80%), so 6 papers of 9 (0.45) count for less than 150 of 250 (0.56);
             for a large topic it is within a few hundredths of the share itself. A part used by
             fewer than :data:`MIN_PART_SHARE` of them counts at most twice its own share. NaN when
@@ -76,7 +76,7 @@ _NUMBERED = re.compile(r" \(\d+\)$")
 
 
 def label_parts(label: str) -> list[frozenset[str]]:
-    """The words of each part of a label ("A and B" has two) as stems, stop words aside.
+    """The words of each part of a label ("A and B" has two, "A, B and C" three) as stems, stop words aside.
 
     A paper uses a part when it uses every one of these words ("graph neural networks": graph,
     neural and network), anywhere in its title or abstract.

@@ -17,7 +17,9 @@ words, plurals folded) and its **lift** against the whole corpus (:class:`Backgr
 more often the topic's papers use it than the corpus's papers do), so a word every topic uses
 ("observed", "learning") is no label in any corpus, measured on that corpus. A label is one
 candidate, or two joined by "and" when the second adds papers the first misses ("image and
-video" for a topic of 3D scenes, video and segmentation); both parts must be distinctive. Labels
+video" for a topic of 3D scenes, video and segmentation); both parts must be distinctive. Where
+no label of one or two parts is used by half of the topic's papers, three parts may name it, if
+together they are not weak ("neural architecture search, pruning and quantization"). Labels
 are unique within a corpus, and no label's words contain another's ("diffusion models" /
 "diffusion models research" cannot both occur). With the corpus's embedder, a label must also
 retrieve its own topic: embedded, it is closer to its topic's centroid than to any other.
@@ -49,11 +51,14 @@ from pipeline.model.label_candidates import (
 from pipeline.model.label_evidence import (
     MIN_PART_SHARE,
     SUPPORT_TOP_TERMS,
+    WEAK_SUPPORT,
     LabelSupport,
     contains,
     doc_stems,
+    is_weak,
     label_parts,
     label_support,
+    wilson_lower,
 )
 
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
@@ -82,8 +87,15 @@ RETRIEVAL_SLACK = 0.15
 RETRIEVAL_OPTIONS = 12
 #: Papers of the corpus read for the background rates (evenly spread).
 BACKGROUND_SAMPLE = 20_000
-#: Most words a label may have.
+#: Most words a label may have ("and" included).
 MAX_WORDS = 5
+#: A label of three parts is tried only when no label of one or two parts is used by this share of
+#: the topic's papers (below it the label would be marked weak)...
+THREE_PARTS_BELOW = WEAK_SUPPORT
+#: ... and then built on this many of the best two-part labels, with at most this many words
+#: ("and" included).
+THREE_PART_PAIRS = 4
+THREE_PART_WORDS = 6
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,6 +270,7 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
         singles.append((rank, p))
         options[p.term] = _Option(p.term, p.coverage, rank)
     singles.sort(key=lambda rp: (-rp[0], rp[1].term))
+    pairs: list[tuple[float, _Part, _Part, _Part]] = []  # the best second part of each first part
     for _, first in singles[:8]:
         if first.coverage < MIN_PART_SHARE or len(first.term.split()) >= MAX_WORDS - 1:
             continue
@@ -280,9 +293,62 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
             rank += max(bonus(a.term), bonus(b.term)) + relevance(first)
             if best is None or rank > best.rank:
                 best = _Option(f"{a.term} and {b.term}", coverage, rank)
+                pair = (rank, a, b, first)
         if best is not None and (best.label not in options or options[best.label].rank < best.rank):
             options[best.label] = best
+            pairs.append(pair)
+    if max(o.coverage for o in options.values()) < THREE_PARTS_BELOW:
+        for option in _three_part_options(sorted(pairs, key=lambda p: (-p[0], p[1].term, p[2].term)), parts, scorer):
+            if option.label not in options or options[option.label].rank < option.rank:
+                options[option.label] = option
     return sorted(options.values(), key=lambda o: (-o.rank, o.label))
+
+
+def _three_part_options(
+    pairs: list[tuple[float, _Part, _Part, _Part]], parts: list[_Part], scorer: _Scorer
+) -> list[_Option]:
+    """Labels "A, B and C" for a topic that no label of one or two parts describes for most of its papers
+    (a heterogeneous topic named by its parts, "3D, video and segmentation"): the best few pairs,
+    each with the third part that adds most, under the same rules as a second part (its own share,
+    the papers it adds, no shared word) in at most :data:`THREE_PART_WORDS` words, and one more
+    :data:`PART_COST` in the ranking; only where the three together are not weak (their support,
+    as :func:`label_support` measures it, reaches :data:`WEAK_SUPPORT`): a weak label of three
+    parts is longer than one of two and says no more. Parts are listed by how many of the topic's
+    papers use them."""
+    import numpy as np
+
+    out = []
+    top = max(p.score for p in parts) or 1.0
+    for _, a, b, first in pairs[:THREE_PART_PAIRS]:
+        both = a.used | b.used
+        best = None
+        for other in parts:
+            if other is a or other is b or " and " in other.term:
+                continue
+            if terms_overlap(a.term, other.term) or terms_overlap(b.term, other.term):
+                continue
+            if len(a.term.split()) + len(b.term.split()) + len(other.term.split()) + 1 > THREE_PART_WORDS:
+                continue
+            if other.coverage < MIN_PART_SHARE or int(other.used.sum()) < MIN_PART_PAPERS:
+                continue
+            if float((other.used & ~both).mean()) < MIN_GAIN:
+                continue
+            used = both | other.used
+            if is_weak(wilson_lower(int(used.sum()), len(used))):
+                continue  # three parts that still name fewer than half of the papers say no more than two
+            coverage = float(used.mean())
+            rows = None
+            if a.corpus_rows is not None and b.corpus_rows is not None and other.corpus_rows is not None:
+                rows = np.union1d(np.union1d(a.corpus_rows, b.corpus_rows), other.corpus_rows)
+            rank = scorer.rank(coverage, scorer.precision(coverage, rows)) - 2 * PART_COST
+            rank += PHRASE_BONUS * max(min(len(t.split()) - 1, 2) for t in (a.term, b.term, other.term))
+            rank += RELEVANCE_WEIGHT * first.score / top
+            if best is None or rank > best.rank:
+                named = sorted((a, b, other), key=lambda q: (-q.coverage, q.term))
+                best = _Option(f"{named[0].term}, {named[1].term} and {named[2].term}", coverage, rank)
+        if best is not None:
+            out.append(best)
+    return out
 
 
 def _fallback(terms: TopicTerms, text: PhraseStats | None) -> str:
