@@ -541,8 +541,9 @@ def test_a_term_weighs_by_the_papers_using_it_not_by_one_papers_repeats():
 def test_a_word_every_topic_of_the_corpus_uses_is_no_label_on_its_own():
     # "observed" is in every paper of this topic, but the corpus's other topics use it as often:
     # its lift against the corpus is 1, so it names nothing; "scene graphs" is this topic's own.
+    from pipeline.model.label_background import Background
     from pipeline.model.label_candidates import TopicTerms, topic_text
-    from pipeline.model.labels import Background, make_labels
+    from pipeline.model.labels import make_labels
 
     docs = [f"Scene graphs of rooms, as observed in study {i}." for i in range(3)] + [
         f"We observed that robots see scene graphs {i}." for i in range(3)

@@ -24,9 +24,10 @@ import pandas as pd
 from pipeline.core.config import RepresentParams
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model import bertopic_import
+from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_evidence import LabelSupport
-from pipeline.model.labels import Background, label_topics
+from pipeline.model.labels import label_topics
 from pipeline.model.place import topic_distribution
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
@@ -358,7 +359,7 @@ def topic_labels(
     The candidates are each topic's top :data:`LABEL_CANDIDATE_TERMS` c-TF-IDF terms (as the build
     weighs them, :func:`ctfidf_words`) and, when given, its KeyBERTInspired and MMR terms; the
     phrase and coverage checks read up to :data:`LABEL_SAMPLE` of its papers (evenly spread); the
-    lift compares them with the whole corpus (:class:`pipeline.model.labels.Background`).
+    lift compares them with the whole corpus (:class:`pipeline.model.label_background.Background`).
 
     Args:
         docs: ``(n,)`` modelling texts.
