@@ -21,6 +21,7 @@ from pipeline.core import artifacts, schema
 from pipeline.core.artifacts import ArtifactError
 from pipeline.formats import palette
 from pipeline.formats.blobs import FLAG_REASSIGNED, NO_TOPIC, mask_blob, pack, points_blob, rows_blob, unpack
+from pipeline.model.label_evidence import WEAK_MARK
 
 XSS_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
 
@@ -490,6 +491,15 @@ def test_plain_labels_are_escaped():
     label = text.plain(XSS_TITLE)
     assert "<" not in label.replace("\\<", "")
     assert text.plain(None, "x") == "x" and text.plain(float("nan")) == "" and text.plain(pd.NA) == ""
+
+
+def test_chart_labels_cut_short_keep_a_weak_labels_mark():
+    # charts cut long labels ("16 · evolutionary algorithms and s…"); a weak label's mark stays
+    weak = "search and spiking neural networks" + WEAK_MARK
+    cut = figures.esc(weak, 26)
+    assert len(cut) == 26 and cut.endswith("…" + WEAK_MARK) and cut.startswith("search and spiking"), cut
+    assert figures.esc("search and spiking neural networks", 26) == "search and spiking neural…"
+    assert figures.esc("a & b" + WEAK_MARK, 26) == "a &amp; b" + WEAK_MARK  # short enough: as it is
 
 
 def test_only_http_links_become_links():

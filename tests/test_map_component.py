@@ -17,6 +17,7 @@ import pytest
 
 from explorer.services import mapview
 from pipeline.formats.blobs import point_spacing, points_blob
+from pipeline.model.label_evidence import WEAK_MARK
 
 pytestmark = pytest.mark.browser
 
@@ -223,3 +224,38 @@ def test_spacing_is_measured_on_a_sample_of_large_maps():
     sampled = point_spacing(xy[:, 0], xy[:, 1], sample=10_000)
     assert sampled == pytest.approx(whole, rel=0.25)
     assert point_spacing(np.zeros(5), np.zeros(5)) == 0.0  # all at one place: unknown
+
+
+def test_a_weak_labels_mark_stays_in_sight_in_the_legend_when_the_label_is_cut(browser, data, tmp_path):
+    # the legend cuts a long label short with "…"; the weak mark the host appended must not go with it
+    papers, topics = data
+    long = "search, spiking neural networks and neuromorphic hardware for robots"
+    topics = topics.assign(label=[long + WEAK_MARK if k == 1 else lab for k, lab in enumerate(topics["label"])])
+    blob = points_blob("test-weak", papers, topics, synthetic=True)
+    html = PAGE.format(points=base64.b64encode(blob.data).decode(), bundle=BUNDLE.read_text(encoding="utf-8"))
+    path = tmp_path / "weak.html"
+    path.write_text(
+        html.replace("map.setOptions({legend: false});", "map.setOptions({legend: true});"), encoding="utf-8"
+    )
+    context = browser.new_context(viewport={"width": 1020, "height": 660})
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri())
+        page.wait_for_function("() => window.map && window.map.el.querySelector('.legend button[data-topic=\"1\"]')")
+        item = page.evaluate(
+            """() => {
+            const b = window.map.el.querySelector('.legend button[data-topic="1"]');
+            const lab = b.querySelector('.lab'), mark = b.querySelector('.weak');
+            const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width]; };
+            return {lab: lab.textContent, cut: lab.scrollWidth > lab.clientWidth, mark: mark && mark.textContent,
+                    markBox: mark && box(mark), button: box(b), title: b.title,
+                    others: window.map.el.querySelectorAll('.legend .weak').length};
+        }"""
+        )
+    finally:
+        context.close()
+    assert item["lab"] == long and item["cut"], item  # the label is cut by the legend's width ...
+    assert item["mark"] == WEAK_MARK.strip() and item["others"] == 1, item  # ... its mark is not
+    (left, right, width), (b_left, b_right, _) = item["markBox"], item["button"]
+    assert width > 0 and b_left <= left and right <= b_right, item
+    assert item["title"].startswith(long + WEAK_MARK), item

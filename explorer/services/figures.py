@@ -21,6 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from pipeline.formats.palette import CONTEXT, INK, OUTLIER, PALETTE, topic_colour, topic_colours
+from pipeline.model.label_evidence import WEAK_MARK
 
 __all__ = ["CONTEXT", "INK", "OUTLIER", "PALETTE", "topic_colour", "topic_colours"]
 
@@ -59,10 +60,12 @@ def config(filename: str) -> dict:
 
 
 def esc(text: object, limit: int | None = None) -> str:
-    """Text safe for plotly's HTML-like labels: ``&``, ``<``, ``>`` (and quotes) escaped."""
+    """Text safe for plotly's HTML-like labels: ``&``, ``<``, ``>`` (and quotes) escaped; cut to
+    ``limit`` characters with "…", a weak label's mark (``WEAK_MARK``) kept after the cut."""
     s = "" if text is None or (isinstance(text, float) and text != text) else str(text)
     if limit is not None and len(s) > limit:
-        s = s[: limit - 1].rstrip() + "…"
+        mark = WEAK_MARK if s.endswith(WEAK_MARK) and limit > 2 * len(WEAK_MARK) else ""
+        s = s[: limit - 1 - len(mark)].rstrip() + "…" + mark
     return html.escape(s, quote=False)
 
 

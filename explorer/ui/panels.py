@@ -40,7 +40,7 @@ def chart(fig, container=None, *, name: str, **kwargs):
 
 TOPIC_COLUMNS = {
     "topic": st.column_config.NumberColumn("Id", width="small"),
-    "label": st.column_config.TextColumn("Label", width="medium"),
+    "label": st.column_config.TextColumn("Label", width="large"),  # wide enough for a weak label's mark
     "size": st.column_config.NumberColumn("Papers"),
     "shown": st.column_config.NumberColumn("Shown", help="papers kept by the filters"),
     "share": st.column_config.NumberColumn("Share", format="%.1f%%"),

@@ -41,6 +41,8 @@ const SETTLE_MS = 110; // the camera has rested: draw the points again
 const VIEW_MS = 450; // ... and report the view to the host
 const TITLE_POINTS = 60; // paper titles appear when at most this many papers are in view
 const LEGEND_MIN_WIDTH = 720; // narrower: the legend floats over the map behind a button
+/** A weak label's mark as the host writes it (pipeline.model.label_evidence.WEAK_MARK). */
+export const WEAK_MARK = " (?)";
 
 type Mode = "pan" | "box" | "lasso";
 
@@ -964,12 +966,21 @@ export class AtlasMap {
       sw.style.background = t.colour;
       const lab = document.createElement("span");
       lab.className = "lab";
-      lab.textContent = t.label;
+      // a weak label's mark stays in sight when a long label is cut short with "…"
+      const weak = t.label.endsWith(WEAK_MARK);
+      lab.textContent = weak ? t.label.slice(0, -WEAK_MARK.length) : t.label;
       const n = document.createElement("span");
       n.className = "n";
       n.textContent = this.opts.mask ? `${fmt(shown)}/${fmt(t.size)}` : fmt(t.size);
       b.title = `${t.label}: ${fmt(t.size)} papers${this.opts.mask ? ` (${fmt(shown)} kept by the filters)` : ""}. Click to ${t.id === hl ? "show all topics" : "highlight it"}.`;
-      b.append(sw, lab, n);
+      b.append(sw, lab);
+      if (weak) {
+        const mark = document.createElement("span");
+        mark.className = "weak";
+        mark.textContent = WEAK_MARK.trim();
+        b.append(mark);
+      }
+      b.append(n);
       b.addEventListener("mouseenter", () => this.setHoverTopic(t.id));
       b.addEventListener("mouseleave", () => this.setHoverTopic(null));
       b.addEventListener("focus", () => this.setHoverTopic(t.id));

@@ -41,6 +41,7 @@ export const CSS = `
 .legend li button.none { color: #8c959f; }
 .legend .sw { flex: none; width: .8em; height: .8em; border-radius: 50%; }
 .legend .lab { flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.legend .weak { flex: none; margin-left: -4px; }
 .legend .n { flex: none; color: #57606a; font-variant-numeric: tabular-nums; font-size: .9em; }
 .legend-toggle { position: absolute; right: 8px; top: 8px; z-index: 3; width: auto; padding: 0 10px; gap: 6px; background: rgba(255,255,255,.92); border: 1px solid #e3e6ea; font: inherit; font-size: .92em; }
 .legend.floating { position: absolute; right: 8px; top: calc(46px * var(--s, 1)); bottom: 8px; z-index: 3; margin: 0; box-shadow: 0 4px 14px rgba(0,0,0,.12); }
