@@ -267,7 +267,7 @@ def _three_part_options(
 ) -> list[_Option]:
     """Labels "A, B and C" for a topic that no label of one or two parts describes for most of its papers
     (a heterogeneous topic named by its parts, "3D, video and segmentation"): the best few pairs,
-    each with the third part that adds most, under the same rules as a second part (its own share,
+    each with the third part that ranks best, under the same rules as a second part (its own share,
     the papers it adds, no shared word) in at most :data:`THREE_PART_WORDS` words, and one more
     :data:`PART_COST` in the ranking; only where the three together are not weak (their support,
     as :func:`label_support` measures it, reaches :data:`WEAK_SUPPORT`): a weak label of three
