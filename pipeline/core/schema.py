@@ -107,8 +107,8 @@ TOPIC_COLUMNS: dict[str, str] = {
     "coherence": "NPMI coherence of the top 10 keywords on the corpus",
     "growth": "change in share per year (least squares slope, percentage points), null without years",
     "stability": "how well clusterings of random 90% samples of the papers find the topic again: mean best Jaccard overlap over the papers each kept, 0-1 (null when not measured)",
-    "label_support": "share of the topic's papers whose title or abstract use all the words of its label (of either "
-    "part of an 'A and B' label; plurals folded), 0-1, read on up to 250 of its papers, as the lower bound of its 80% "
+    "label_support": "share of the topic's papers whose title or abstract use all the words of its label (of any "
+    "part of an 'A and B' or 'A, B and C' label; plurals folded), 0-1, read on up to 250 of its papers, as the lower bound of its 80% "
     "confidence interval; below 0.5 (at two decimals, as shown) the app and the offline export mark the label weak "
     "with (?) (null: not measured)",
 }

@@ -215,8 +215,8 @@ def report_markdown(result: Evaluation, command: str = "") -> str:
         " each cluster a different random 90% of the papers with their own seed, over the papers two runs"
         " share; seconds: median per run (ours includes the kNN graph and term counts). Our pipeline's labels"
         " (made as the build makes them, each seed): label coverage, the size-weighted share of a topic's papers"
-        ' whose title or abstract use all words of its label (of either part of an "A and B" label; plurals'
-        " folded); large topics below 0.5, topics of 5% or more of the papers under that coverage (the app marks"
+        ' whose title or abstract use all words of its label (of any part of an "A and B" or "A, B and C"'
+        " label; plurals folded); large topics below 0.5, topics of 5% or more of the papers under that coverage (the app marks"
         " a label weak below 0.5); contained labels, pairs where one label holds all the other's words; labels"
         " retrieve their topic, the share of labels whose embedding is nearest their own topic's centroid;"
         " largest topic, its share of the papers; large and loose, topics above 12% of the papers whose papers"
