@@ -44,9 +44,12 @@ def load(name: str, art: Path):
     """(texts, embeddings, labels or None) of a corpus, as the pipeline ingests and embeds it."""
     path = CACHE / f"{name}.npz"
     if path.exists():
-        z = np.load(path, allow_pickle=True)
-        labels = z["labels"] if z["labels"].size else None
-        return list(z["texts"]), z["x"], labels
+        try:  # plain string arrays, never unpickled (a cache written with object arrays is made again)
+            with np.load(path) as z:
+                labels = z["labels"] if z["labels"].size else None
+                return [str(t) for t in z["texts"]], z["x"], labels
+        except ValueError:
+            path.unlink()
     from pipeline.embed.embed import embed_texts
     from pipeline.ingest.ingest import ingest
 
@@ -68,9 +71,9 @@ def load(name: str, art: Path):
     CACHE.mkdir(parents=True, exist_ok=True)
     np.savez(
         path,
-        texts=np.array(papers["model_text"].tolist(), dtype=object),
+        texts=np.array(papers["model_text"].tolist(), dtype=str),
         x=x,
-        labels=labels if labels is not None else np.array([]),
+        labels=np.asarray(labels, dtype=str) if labels is not None else np.array([], dtype=str),
     )
     return papers["model_text"].tolist(), x, labels
 
