@@ -62,6 +62,7 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
         {
             "topic": t["topic"].to_numpy(),
             "label": t["label"].to_numpy(dtype=object),
+            "label_support": support,  # beside the label it qualifies (the Topics table shows columns in this order)
             "size": t["size"].to_numpy(),
             "share": t["share"].to_numpy(dtype=float),
             "shown": shown,
@@ -69,7 +70,6 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
             "coherence": coherence,
             "reassigned": t["n_reassigned"].to_numpy() if "n_reassigned" in t else np.zeros(k, dtype=int),
             "stability": t["stability"].to_numpy(dtype=float) if "stability" in t else np.full(k, np.nan),
-            "label_support": support,
             "keywords": keywords,
         }
     )

@@ -77,34 +77,15 @@ def topic_table(ctx: shell.Context, table: pd.DataFrame) -> None:
 
     hidden = [c for c in ("growth", "stability", "coherence", "label_support") if table[c].isna().all()]
     hidden += ["shown"] if ctx.mask.all() else []
-    shown = table.drop(columns=hidden).assign(share=table["share"] * 100)
     st.dataframe(
-        shown,
+        table.drop(columns=hidden).assign(share=table["share"] * 100),
         hide_index=True,
         key="topic_table",
         on_select=pick,
         selection_mode="single-row",
         height="auto" if len(table) <= 12 else 460,
         column_config=TOPIC_COLUMNS,
-        # a label's support beside it: the label column is wide, and the number qualifies the label
-        column_order=[c for c in TOPIC_COLUMN_ORDER if c in shown] + [c for c in shown if c not in TOPIC_COLUMN_ORDER],
     )
-
-
-#: The topic table's columns, left to right.
-TOPIC_COLUMN_ORDER = (
-    "topic",
-    "label",
-    "label_support",
-    "size",
-    "shown",
-    "share",
-    "growth",
-    "coherence",
-    "reassigned",
-    "stability",
-    "keywords",
-)
 
 
 def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
