@@ -31,6 +31,7 @@ marks it weak wherever the label appears.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -199,6 +200,33 @@ def _parts(terms: TopicTerms, text: PhraseStats, scorer: _Scorer, min_lift: floa
     return out
 
 
+def _bonus(term: str) -> float:
+    """A phrase's advantage in the ranking: it says more than a word."""
+    return PHRASE_BONUS * min(len(term.split()) - 1, 2)
+
+
+def _joins(other: _Part, taken: Sequence[_Part], used, max_words: int) -> bool:
+    """Whether ``other`` may join the parts ``taken`` (whose papers are ``used``) as one more part of
+    a label of at most ``max_words`` words with "and": it shares no word with them, is used by
+    :data:`MIN_PART_SHARE` of the papers itself and adds :data:`MIN_GAIN` of them."""
+    if " and " in other.term or any(other is t or terms_overlap(t.term, other.term) for t in taken):
+        return False
+    if sum(len(t.term.split()) for t in taken) + len(other.term.split()) + 1 > max_words:
+        return False
+    if other.coverage < MIN_PART_SHARE or int(other.used.sum()) < MIN_PART_PAPERS:
+        return False
+    return float((other.used & ~used).mean()) >= MIN_GAIN
+
+
+def _union_rows(parts: Sequence[_Part]):
+    """The background's rows using any of ``parts`` (None without a background)."""
+    import numpy as np
+
+    if any(p.corpus_rows is None for p in parts):
+        return None
+    return functools.reduce(np.union1d, [p.corpus_rows for p in parts])
+
+
 def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
     """Possible labels from the candidates, best first.
 
@@ -208,13 +236,8 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
     Options rank by :meth:`_Scorer.rank` (a second part costs :data:`PART_COST`; a phrase gains a
     little over a word: it says more).
     """
-    import numpy as np
-
     if not parts:
         return []
-
-    def bonus(term: str) -> float:
-        return PHRASE_BONUS * min(len(term.split()) - 1, 2)
 
     top = max(p.score for p in parts) or 1.0
 
@@ -224,7 +247,7 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
     options: dict[str, _Option] = {}
     singles = []
     for p in parts:
-        rank = scorer.rank(p.coverage, scorer.precision(p.coverage, p.corpus_rows)) + bonus(p.term) + relevance(p)
+        rank = scorer.rank(p.coverage, scorer.precision(p.coverage, p.corpus_rows)) + _bonus(p.term) + relevance(p)
         singles.append((rank, p))
         options[p.term] = _Option(p.term, p.coverage, rank)
     singles.sort(key=lambda rp: (-rp[0], rp[1].term))
@@ -234,21 +257,12 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
             continue
         best = None
         for other in parts:
-            if other is first or terms_overlap(first.term, other.term) or " and " in other.term:
-                continue
-            if len(first.term.split()) + len(other.term.split()) + 1 > MAX_WORDS:
-                continue
-            if other.coverage < MIN_PART_SHARE or int(other.used.sum()) < MIN_PART_PAPERS:
-                continue
-            if float((other.used & ~first.used).mean()) < MIN_GAIN:
+            if not _joins(other, [first], first.used, MAX_WORDS):
                 continue
             coverage = float((first.used | other.used).mean())
-            rows = None
-            if first.corpus_rows is not None and other.corpus_rows is not None:
-                rows = np.union1d(first.corpus_rows, other.corpus_rows)
             a, b = (first, other) if first.coverage >= other.coverage else (other, first)
-            rank = scorer.rank(coverage, scorer.precision(coverage, rows)) - PART_COST
-            rank += max(bonus(a.term), bonus(b.term)) + relevance(first)
+            rank = scorer.rank(coverage, scorer.precision(coverage, _union_rows([first, other]))) - PART_COST
+            rank += max(_bonus(a.term), _bonus(b.term)) + relevance(first)
             if best is None or rank > best.rank:
                 best = _Option(f"{a.term} and {b.term}", coverage, rank)
                 pair = (rank, a, b, first)
@@ -273,34 +287,20 @@ def _three_part_options(
     as :func:`label_support` measures it, reaches :data:`WEAK_SUPPORT`): a weak label of three
     parts is longer than one of two and says no more. Parts are listed by how many of the topic's
     papers use them."""
-    import numpy as np
-
     out = []
     top = max(p.score for p in parts) or 1.0
     for _, a, b, first in pairs[:THREE_PART_PAIRS]:
         both = a.used | b.used
         best = None
         for other in parts:
-            if other is a or other is b or " and " in other.term:
-                continue
-            if terms_overlap(a.term, other.term) or terms_overlap(b.term, other.term):
-                continue
-            if len(a.term.split()) + len(b.term.split()) + len(other.term.split()) + 1 > THREE_PART_WORDS:
-                continue
-            if other.coverage < MIN_PART_SHARE or int(other.used.sum()) < MIN_PART_PAPERS:
-                continue
-            if float((other.used & ~both).mean()) < MIN_GAIN:
+            if not _joins(other, [a, b], both, THREE_PART_WORDS):
                 continue
             used = both | other.used
             if is_weak(wilson_lower(int(used.sum()), len(used))):
                 continue  # three parts that still name fewer than half of the papers say no more than two
             coverage = float(used.mean())
-            rows = None
-            if a.corpus_rows is not None and b.corpus_rows is not None and other.corpus_rows is not None:
-                rows = np.union1d(np.union1d(a.corpus_rows, b.corpus_rows), other.corpus_rows)
-            rank = scorer.rank(coverage, scorer.precision(coverage, rows)) - 2 * PART_COST
-            rank += PHRASE_BONUS * max(min(len(t.split()) - 1, 2) for t in (a.term, b.term, other.term))
-            rank += RELEVANCE_WEIGHT * first.score / top
+            rank = scorer.rank(coverage, scorer.precision(coverage, _union_rows([a, b, other]))) - 2 * PART_COST
+            rank += max(_bonus(t.term) for t in (a, b, other)) + RELEVANCE_WEIGHT * first.score / top
             if best is None or rank > best.rank:
                 named = sorted((a, b, other), key=lambda q: (-q.coverage, q.term))
                 best = _Option(f"{named[0].term}, {named[1].term} and {named[2].term}", coverage, rank)
