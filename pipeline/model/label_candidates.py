@@ -332,7 +332,12 @@ class PhraseStats:
 
 
 def candidate_terms(
-    terms: TopicTerms, depth: int = 20, *, min_papers: int = 2, text: PhraseStats | None = None
+    terms: TopicTerms,
+    depth: int = 20,
+    *,
+    min_papers: int = 2,
+    text: PhraseStats | None = None,
+    generic_phrases: bool = False,
 ) -> list[tuple[str, float]]:
     """Candidate label terms, best first, with their scores.
 
@@ -362,7 +367,7 @@ def candidate_terms(
             if share * text.n_docs < min(min_papers, text.n_docs):
                 continue  # one paper's word (a system's name) does not name a topic
             score *= share**COVERAGE_WEIGHT
-        if is_generic(term):
+        if is_generic(term) and not (generic_phrases and " " in term):
             continue
         score *= 1.0 + 0.25 * min(len(term.split()) - 1, 2)
         scored[term] = max(score, scored.get(term, 0.0))

@@ -17,6 +17,7 @@ from pipeline.model.label_candidates import (
     PhraseStats,
     TopicTerms,
     english_stop_words,
+    is_generic,
     same_word,
     stems_of,
     word_stems,
@@ -180,3 +181,13 @@ def contains(a: str, b: str) -> bool:
     "diffusion models research", "reinforcement learning" and "offline reinforcement learning")."""
     sa, sb = frozenset().union(*label_parts(a)), frozenset().union(*label_parts(b))
     return bool(sa) and bool(sb) and (sa <= sb or sb <= sa)
+
+
+def generic_label_earned(label: str, coverage: float, n: int) -> bool:
+    """Whether a label may stand with a part made only of generic words ("neural networks"): only
+    where it names most of its topic (``coverage`` of ``n`` papers read is not weak). Labels
+    without such a part always may."""
+    head, _, last = label.partition(" and ")
+    if not any(is_generic(part) for part in [*head.split(", "), last] if part):
+        return True
+    return not is_weak(wilson_lower(round(coverage * n), n))

@@ -24,6 +24,10 @@ are unique within a corpus, and no label's words contain another's ("diffusion m
 "diffusion models research" cannot both occur). With the corpus's embedder, a label must also
 retrieve its own topic: embedded, it is closer to its topic's centroid than to any other.
 
+Words every paper of a field writes ("neural networks", "learning", "data") are no label on their
+own, except a phrase of them where no other label is used by half of the topic's papers: a topic
+of deep-learning methods shares little else, and the phrase must pass the lift test too.
+
 Every label is then checked against its evidence (:func:`label_support`): the share of the
 topic's papers that use its words. Below :data:`WEAK_SUPPORT` (fewer than half of them) the app
 marks it weak wherever the label appears.
@@ -56,11 +60,13 @@ from pipeline.model.label_evidence import (
     WEAK_SUPPORT,
     LabelSupport,
     contains,
+    generic_label_earned,
     is_weak,
     label_parts,
     label_support,
     wilson_lower,
 )
+from pipeline.model.label_fallback import fallback_label, unread_options
 
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
 MIN_PART_PAPERS = 3
@@ -152,12 +158,19 @@ def _number(forms: list[tuple[str, float]], text: PhraseStats) -> str:
     return plural if 3 * text.text.count(f" {plural} ") >= text.text.count(f" {singular} ") else singular
 
 
-def _parts(terms: TopicTerms, text: PhraseStats, scorer: _Scorer, min_lift: float, min_papers: int) -> list[_Part]:
+def _parts(
+    terms: TopicTerms,
+    text: PhraseStats,
+    scorer: _Scorer,
+    min_lift: float,
+    min_papers: int,
+    generic_phrases: bool = False,
+) -> list[_Part]:
     """The topic's candidates with their coverage and lift, best first; only distinctive ones
     (lift at least ``min_lift``) when the background is known."""
     import numpy as np
 
-    cands = candidate_terms(terms, depth=40, min_papers=min_papers, text=text)
+    cands = candidate_terms(terms, depth=40, min_papers=min_papers, text=text, generic_phrases=generic_phrases)
     phrases = [t for t, _ in cands if " " in t]
     # one candidate per set of words, with the best score of its forms: a word in the plural when
     # the papers use it ("graphs", "equations": a label names a kind of work), a phrase as written
@@ -309,19 +322,6 @@ def _three_part_options(
     return out
 
 
-def _fallback(terms: TopicTerms, text: PhraseStats | None) -> str:
-    """The best terms that passed the checks, else the best distinctive terms the papers write."""
-    words = [t for t, _ in candidate_terms(terms, min_papers=1, text=text)][:1]
-    if not words:
-        written = [t for t, _ in terms.ctfidf if t and not is_generic(t) and (not terms.text or f" {t} " in terms.text)]
-        words = written[:1] + [t for t in written[1:] if not terms_overlap(t, written[0])][:1]
-    if len(words) == 2 and len(" ".join(words).split()) + 1 <= MAX_WORDS:
-        return " and ".join(words)
-    if words and len(words[0].split()) <= MAX_WORDS:
-        return words[0]
-    return "miscellaneous topics"
-
-
 def topic_options(
     terms: TopicTerms, *, text: PhraseStats | None = None, background: Background | None = None, total: int = 0
 ) -> list[_Option]:
@@ -329,16 +329,45 @@ def topic_options(
     paper only when nothing two papers share is left (a handful of unrelated papers)."""
     text = text if text is not None else (PhraseStats(terms.text) if terms.text else None)
     if text is None or not text.n_docs:
-        return [_Option(t, math.nan, -i) for i, t in enumerate(_old_options(candidate_terms(terms)))]
+        return [_Option(t, math.nan, -i) for i, t in enumerate(unread_options(candidate_terms(terms)))]
     share = (terms.size or text.n_docs) / max(total, 1) if total else 0.0
     scorer = _Scorer(background, share, total)
     # a topic of a large share p of the corpus cannot reach a lift of 1/p: half-way to it suffices
     min_lift = MIN_LIFT if not 0 < share < 1 else min(MIN_LIFT, 1 + (1 / share - 1) / 2)
     for min_papers in (2, 1):
-        options = _label_options(_parts(terms, text, scorer, min_lift, min_papers), scorer)
+        parts = _parts(terms, text, scorer, min_lift, min_papers)
+        options = _echoing(_label_options(parts, scorer), terms)
+        if GENERIC_PHRASES and max((o.coverage for o in options), default=0.0) < WEAK_SUPPORT:
+            options = _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_papers)
         if options:
-            return _echoing(options, terms)
+            return options
     return []
+
+
+def _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_papers) -> list[_Option]:
+    """``options`` and those that phrases of generic words give (:data:`GENERIC_PHRASES`), where
+    the corpus is large enough to measure their lift, and only in a label that is not weak."""
+    if scorer.background is None or scorer.small:
+        return options
+    wider = _parts(terms, text, scorer, min_lift, min_papers, generic_phrases=True)
+    if len(wider) == len(parts):
+        return options
+    known = {o.label for o in options}
+    more = [
+        o
+        for o in _label_options(wider, scorer)
+        if o.label not in known and generic_label_earned(o.label, o.coverage, text.n_docs)
+    ]
+    return _echoing(sorted([*options, *more], key=lambda o: (-o.rank, o.label)), terms)
+
+
+#: Where no option is used by half of the topic's papers, phrases made only of generic words
+#: ("neural networks", "deep learning") are candidates too, under the same lift test as any other
+#: (from :data:`SMALL_CORPUS` papers, where the corpus measures it). A topic of deep-learning
+#: methods and theory shares little but those words: on the held-out NeurIPS 2021 it was named
+#: "sparse training" (11% of its 155 papers use it, marked weak) and is now "neural networks" (81%,
+#: lift 2.9). Measured on ten corpora (EVALUATION.md, "Phrases of generic words").
+GENERIC_PHRASES = True  # only in a label that is not weak (``label_evidence.generic_label_earned``)
 
 
 def _echoing(options: list[_Option], terms: TopicTerms) -> list[_Option]:
@@ -347,20 +376,6 @@ def _echoing(options: list[_Option], terms: TopicTerms) -> list[_Option]:
     top = set().union(*(stems_of(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
     echoed = [o for o in options if any(same_word(w, t) for p in label_parts(o.label) for w in p for t in top)]
     return echoed or options
-
-
-def _old_options(cands: list[tuple[str, float]]) -> list[str]:
-    """Labels from the representations alone (no papers to read): a phrase; a word, replaced by
-    the best phrase built on it or joined to the next term that shares no word with it."""
-    out: list[str] = []
-    for i, (first, score) in enumerate(cands[:10]):
-        if " " in first:
-            out.append(first)
-            continue
-        built = [t for t, s in cands if " " in t and terms_overlap(first, t) and s >= 0.4 * score]
-        seconds = [t for t, _ in cands[i + 1 : 12] if not terms_overlap(first, t) and len(t.split()) <= 2]
-        out += built[:1] + [f"{first} and {t}" for t in seconds[:1]] + [first]
-    return list(dict.fromkeys(out))
 
 
 def _near_best(options: list[_Option]) -> list[_Option]:
@@ -407,7 +422,7 @@ def label_for(
             return hit.label
     if options:
         return options[0].label
-    base = _fallback(terms, text)
+    base = fallback_label(terms, text, MAX_WORDS)
     label, n = base, 2
     while not _free(label, taken, taken_keys) and n < 50:
         words = [t for t, _ in terms.ctfidf if t and not is_generic(t) and _free(t, taken, taken_keys)]
