@@ -29,10 +29,17 @@ Leiden run sees NN% of the papers, ``pipeline.model.cluster_consensus.RUN_SHARE`
 topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``smoothN`` (rounds of
 the final kNN smoothing), ``ward`` / ``average`` (the consensus merge by Ward's method, the
 default since CLUSTER_VERSION 8, or by average linkage as before), ``novote`` (border papers
-by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``);
+by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``),
+``generic`` / ``nogeneric`` (labels may or may not be phrases of generic words where nothing else
+names half of a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
-(40 runs of 80%; measured as ``share80+runs40`` and ``base``).
+(40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows before 2026-12-02 20:30
+are without generic phrases.
+
+Corpora ``iclr2021``, ``neurips2021``, ``iclr2020`` and ``neurips2020`` are held out: no setting
+was chosen on them before they were first measured (2026-12-02; NeurIPS 2021's labels were read
+then, and the generic phrases came from it, so only ICLR 2020 and NeurIPS 2020 stay unread).
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
     .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\
@@ -63,6 +70,7 @@ from pipeline.evaluation.quality import resampled_clustering  # noqa: E402
 from pipeline.ingest.ingest import ingest  # noqa: E402
 from pipeline.model import cluster as C  # noqa: E402
 from pipeline.model import cluster_consensus, cluster_graph, cluster_params, cluster_refine  # noqa: E402
+from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
 from pipeline.model.vocab import doc_terms  # noqa: E402
@@ -78,6 +86,11 @@ CORPORA = {
     "ijcai": (DATA / "ijcai2020-2024-primary-area.jsonl.gz", None),
     "ijcai-fine": (RESEARCH / "ijcai-fine.jsonl.gz", None),
     "neurips-kw": (RESEARCH / "neurips-kw.jsonl.gz", None),
+    # held out: one-year conferences no setting was chosen on (first measured 2026-12-02)
+    "iclr2021": (DATA / "iclr-2018-2022-submissions.jsonl.gz", lambda d: d[d["year"].astype(str) == "2021"]),
+    "neurips2021": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2021]),
+    "iclr2020": (DATA / "iclr-2018-2022-submissions.jsonl.gz", lambda d: d[d["year"].astype(str) == "2020"]),
+    "neurips2020": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2020]),
 }
 
 
@@ -117,6 +130,8 @@ NUMBERED = {
 FLAGS = {
     "cap": (cluster_consensus, "CAP_LARGE", True),
     "novote": (cluster_consensus, "VOTE", False),
+    "generic": (labels_module, "GENERIC_PHRASES", True),
+    "nogeneric": (labels_module, "GENERIC_PHRASES", False),
     "ward": (cluster_consensus, "MERGE_WARD", True),
     "average": (cluster_consensus, "MERGE_WARD", False),
 }
