@@ -34,12 +34,13 @@ by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_co
 names half of a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
-(40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows before 2026-12-02 20:30
-are without generic phrases.
+(40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
+2026-12-02 run of all ten corpora with ``--variants base`` are without generic phrases.
 
 Corpora ``iclr2021``, ``neurips2021``, ``iclr2020`` and ``neurips2020`` are held out: no setting
-was chosen on them before they were first measured (2026-12-02; NeurIPS 2021's labels were read
-then, and the generic phrases came from it, so only ICLR 2020 and NeurIPS 2020 stay unread).
+was chosen on them before they were first measured (2026-12-02). The generic phrases were then
+found on NeurIPS 2021's labels and corrected on NeurIPS 2020's; nothing was chosen on the two ICLR
+years.
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
     .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\
