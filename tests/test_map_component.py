@@ -259,3 +259,189 @@ def test_a_weak_labels_mark_stays_in_sight_in_the_legend_when_the_label_is_cut(b
     (left, right, width), (b_left, b_right, _) = item["markBox"], item["button"]
     assert width > 0 and b_left <= left and right <= b_right, item
     assert item["title"].startswith(long + WEAK_MARK), item
+
+
+# ---------------------------------------------------------------------------------------------
+# Fields: a coarse level of named groups of topics, shown zoomed out (below FIELD_ZOOM, 2)
+# ---------------------------------------------------------------------------------------------
+
+FIELD_LABELS = [
+    "learning theory",
+    "vision and image understanding",
+    "language models",
+    "search, spiking neural networks and neuromorphic hardware" + WEAK_MARK,  # weak, wrapped
+    "graphs",
+    "optimisation and control",
+]
+
+
+def with_fields(papers: pd.DataFrame, topics: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The test clusters' topics in six fields by where they lie (thirds of x, halves of y); the
+    fields table as the pipeline passes it to ``points_blob`` (``field, label, size, x, y``)."""
+    centres = papers.groupby("topic")[["x", "y"]].median().reindex(topics["topic"])
+    field = (np.digitize(centres["x"], [-10 / 3, 10 / 3]) * 2 + (centres["y"] > 0)).astype(int).to_numpy()
+    topics = topics.assign(field=field)
+    of_paper = pd.Series(field, index=topics["topic"]).reindex(papers["topic"]).to_numpy()
+    rows = []
+    for k, label in enumerate(FIELD_LABELS):
+        own = papers[of_paper == k]
+        rows.append({"field": k, "label": label, "size": len(own), "x": own["x"].median(), "y": own["y"].median()})
+    return topics, pd.DataFrame(rows)
+
+
+def fields_blob(name: str, papers: pd.DataFrame, topics: pd.DataFrame, fields: pd.DataFrame):
+    return points_blob(name, papers, topics, synthetic=True, fields=fields)
+
+
+def open_map(browser, blob, tmp_path, *, legend: bool = False, viewport=(1020, 660)):
+    html = PAGE.format(points=base64.b64encode(blob.data).decode(), bundle=BUNDLE.read_text(encoding="utf-8"))
+    path = tmp_path / f"{blob.id}.html"
+    path.write_text(html.replace("legend: false", f"legend: {str(legend).lower()}"), encoding="utf-8")
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(path.as_uri())
+    page.wait_for_function(f"() => window.map && Number(window.map.el.dataset.drawn || 0) === {N}")
+    return context, page, errors
+
+
+@pytest.fixture
+def fields_page(browser, data, tmp_path):
+    papers, topics = data
+    topics, fields = with_fields(papers, topics)
+    context, page, errors = open_map(browser, fields_blob("test-fields", papers, topics, fields), tmp_path)
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def zoom_to(page, x: float, y: float, zoom: float) -> None:
+    page.evaluate(
+        f"() => {{ const m = window.map; m.cam.cx = {x}; m.cam.cy = {y}; m.cam.scale = m.fitCamera().scale * {zoom}; m.redraw(); }}"
+    )
+    settle(page)
+
+
+def test_zoomed_out_the_map_names_its_fields_and_zoomed_in_its_topics(fields_page):
+    page = fields_page
+    page.wait_for_function("() => window.map.debug().level === 'fields' && window.map.debug().labels.length > 0")
+    state = page.evaluate("() => window.map.debug()")
+    labels = state["labels"]
+    assert {lab["kind"] for lab in labels} == {"field"} and not overlaps(labels), labels
+    assert {lab["text"] for lab in labels} == set(FIELD_LABELS)  # six fields, room for all at zoom 1
+    assert state["fieldZoom"] == 2
+    # the reader is told what they see, in a corner that labels keep clear of
+    hint = page.locator(".level-hint")
+    assert hint.is_visible() and hint.text_content() == "Fields · zoom in for topics"
+    box = hint.bounding_box()
+    stage = page.evaluate("() => { const r = window.map.stage.getBoundingClientRect(); return [r.left, r.top]; }")
+    hx0, hy0 = box["x"] - stage[0], box["y"] - stage[1]
+    assert not overlaps(labels + [{"box": [hx0, hy0, hx0 + box["width"], hy0 + box["height"]]}])
+    # a highlighted topic keeps its own label over the fields'
+    page.evaluate("() => window.map.setOptions({highlight: 7})")
+    page.wait_for_function("() => window.map.debug().labels.some(l => l.kind === 'highlight' && l.topic === 7)")
+    labels = page.evaluate("() => window.map.debug().labels")
+    assert {lab["kind"] for lab in labels} == {"field", "highlight"} and not overlaps(labels)
+    assert len([lab for lab in labels if lab["kind"] == "field"]) >= 5
+    page.evaluate("() => window.map.setOptions({highlight: null})")
+    # two presses of "+" (1.6 x 1.6 = 2.56, past FIELD_ZOOM): topics, and never both levels at once
+    page.locator('button[data-tool="plus"]').click()
+    page.locator('button[data-tool="plus"]').click()
+    page.wait_for_function("() => window.map.debug().level === 'topics'")
+    settle(page)
+    labels = page.evaluate("() => window.map.debug().labels")
+    assert labels and {lab["kind"] for lab in labels} <= {"topic", "title"} and not overlaps(labels)
+    assert not hint.is_visible()
+    # every topic is labelled when you zoom to it, as without fields
+    missing = []
+    for tid, x, y in page.evaluate("() => window.map.ds.topics.map(t => [t.id, t.x, t.y])"):
+        zoom_to(page, x, y, 6)
+        labels = page.evaluate("() => window.map.debug().labels")
+        assert not overlaps(labels) and "field" not in {lab["kind"] for lab in labels}, tid
+        if tid not in {lab["topic"] for lab in labels}:
+            missing.append(tid)
+    assert not missing, f"topics never labelled at zoom 6 on their centre: {missing}"
+    # and back out: fields again
+    page.locator('button[data-tool="reset"]').click()
+    page.wait_for_function("() => window.map.debug().level === 'fields'")
+
+
+def test_a_weak_field_labels_mark_stays_on_screen(fields_page):
+    page = fields_page
+    page.wait_for_function("() => window.map.debug().labels.some(l => l.kind === 'field' && l.text.endsWith(' (?)'))")
+    state = page.evaluate("() => window.map.debug()")
+    (weak,) = [lab for lab in state["labels"] if lab["text"].endswith(WEAK_MARK)]
+    w, h = state["size"]
+    x0, y0, x1, y1 = weak["box"]
+    assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h  # on screen
+    assert len(weak["lines"]) == 2 and weak["lines"][-1].endswith(WEAK_MARK) and weak["lines"][-1] != WEAK_MARK.strip()
+    assert " ".join(weak["lines"]) == weak["text"]  # wrapped, nothing cut
+
+
+def test_without_fields_the_map_names_its_topics_at_every_zoom(page):
+    page.wait_for_function("() => window.map.debug().labels.length > 0")
+    state = page.evaluate("() => window.map.debug()")
+    assert state["level"] == "topics" and page.evaluate("() => window.map.ds.fields") == []
+    assert {lab["kind"] for lab in state["labels"]} == {"topic"} and len(state["labels"]) >= 12
+    assert not page.locator(".level-hint").is_visible()
+
+
+def test_the_legend_groups_topics_under_their_fields_and_the_find_box_still_works(browser, data, tmp_path):
+    papers, topics = data
+    topics, fields = with_fields(papers, topics)
+    topics.loc[topics["topic"] == 39, "field"] = None  # a topic in no field: listed last, under "Other topics"
+    context, page, errors = open_map(browser, fields_blob("test-legend", papers, topics, fields), tmp_path, legend=True)
+    try:
+        page.wait_for_function("() => window.map.el.querySelectorAll('.legend li.group').length > 0")
+        groups = page.evaluate(
+            """() => Array.from(window.map.el.querySelectorAll('.legend li.group')).map(g => ({
+                head: g.querySelector('.fhead').textContent, field: g.querySelector('.fhead').dataset.field ?? null,
+                topics: Array.from(g.querySelectorAll('button[data-topic]')).map(b => Number(b.dataset.topic))}))"""
+        )
+        sizes = papers["topic"].value_counts()
+        expected = [str(k) for k in range(len(FIELD_LABELS))] + [None]
+        assert [g["field"] for g in groups] == expected  # the fields' order as given, then the rest
+        assert groups[3]["head"].startswith(FIELD_LABELS[3][: -len(WEAK_MARK)]) and "(?)" in groups[3]["head"]
+        assert groups[-1]["head"] == "Other topics" and groups[-1]["topics"] == [39]
+        for g in groups[:-1]:
+            own = topics[(topics["field"] == int(g["field"])) & (topics["topic"] != 39)]["topic"].tolist()
+            assert sorted(g["topics"]) == sorted(own)
+            assert [sizes[t] for t in g["topics"]] == sorted((sizes[t] for t in g["topics"]), reverse=True)
+        # find a topic: headings with no topic found go, the others stay
+        page.locator('.legend input[type="search"]').fill("cluster 7")
+        page.wait_for_function("() => window.map.el.querySelectorAll('.legend li.group:not([hidden])').length === 1")
+        shown = page.evaluate(
+            """() => Array.from(window.map.el.querySelectorAll('.legend li:not(.group):not([hidden]) button')).map(b => Number(b.dataset.topic))"""
+        )
+        assert shown == [7]
+        page.locator('.legend input[type="search"]').fill("")
+        page.wait_for_function(
+            f"() => window.map.el.querySelectorAll('.legend li.group:not([hidden])').length === {len(groups)}"
+        )
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_a_click_on_a_fields_name_zooms_in_to_its_topics(fields_page):
+    page = fields_page
+    page.wait_for_function("() => window.map.debug().labels.some(l => l.kind === 'field' && l.text === 'graphs')")
+    (label,) = [lab for lab in page.evaluate("() => window.map.debug().labels") if lab["text"] == "graphs"]
+    # a place on the name with no dot under it (a dot under the pointer is the paper's click)
+    spot = page.evaluate(
+        f"""() => {{ const m = window.map, [x0, y0, x1, y1] = {label["box"]};
+            for (let y = y0 + 2; y < y1 - 2; y += 2) for (let x = x0 + 2; x < x1 - 2; x += 2)
+              if (!m.pick(x, y)) return [x, y];
+            return null; }}"""
+    )
+    assert spot, label
+    stage = page.evaluate("() => { const r = window.map.stage.getBoundingClientRect(); return [r.left, r.top]; }")
+    page.mouse.click(stage[0] + spot[0], stage[1] + spot[1])
+    page.wait_for_function("() => window.map.debug().level === 'topics'")
+    state = page.evaluate("() => window.map.debug()")
+    field = page.evaluate("() => window.map.ds.fields.find(f => f.label === 'graphs')")
+    assert state["zoom"] == pytest.approx(2.5, rel=1e-3)
+    assert (state["view"]["x"], state["view"]["y"]) == pytest.approx((field["x"], field["y"]), abs=1e-2)
+    assert not [e for e in page.evaluate("() => window.events") if e[0] in ("click", "topic")]

@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from pipeline.model.fields import FIELD_COLUMNS
 from pipeline.model.label_evidence import shown_labels
 
 HTTP_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
@@ -48,9 +49,12 @@ def http_url(value) -> str | None:
 
 def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
     """One row per topic that has papers, in the table's order, then any topic only papers name
-    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median).
+    (``topic, label, keywords, x, y, size`` and the fields' columns, ``pipeline.model.fields.FIELD_COLUMNS``;
+    x and y may be missing: the map then uses the median; ``size``: papers in ``topic_ids``).
     Labels are as the app shows them: weak ones end in ``pipeline.model.label_evidence.WEAK_MARK``."""
-    present = set(np.unique(topic_ids).tolist())
+    ids, counts = np.unique(topic_ids, return_counts=True)
+    size = dict(zip(ids.tolist(), counts.tolist(), strict=True))
+    present = set(size)
     rows, seen = [], set()
     named = topics.assign(label=[text_or_none(v) or "" for v in topics["label"]])
     for rec, raw, label in zip(topics.to_dict("records"), named["label"], shown_labels(named), strict=True):
@@ -64,10 +68,13 @@ def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
                     "keywords": rec.get("keywords"),
                     "x": rec.get("x"),
                     "y": rec.get("y"),
+                    "size": size[tid],
+                    **{c: rec.get(c) for c in FIELD_COLUMNS},
                 }
             )
     for tid in sorted(present - seen):
         rows.append(
             {"topic": tid, "label": "outliers" if tid == -1 else f"topic {tid}", "keywords": None, "x": None, "y": None}
+            | {"size": size[tid]}
         )
-    return pd.DataFrame(rows, columns=["topic", "label", "keywords", "x", "y"])
+    return pd.DataFrame(rows, columns=["topic", "label", "keywords", "x", "y", "size", *FIELD_COLUMNS])
