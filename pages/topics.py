@@ -35,9 +35,6 @@ if topic is not None:
     pos = corpus.topic_pos(topic)
     st.header(f"Topic {topic} · {text.plain(labels[topic])}", anchor="topic")
     panels.topic_metrics(table.iloc[pos], coherence_note=coherence_note)
-    field = analysis.topic_field(corpus, topic)
-    if field is not None:
-        st.caption(f"Field: **{text.plain(field['label'])}**, {field['n_topics']} topics, {field['size']:,} papers.")
     row = corpus.tables.topics.iloc[pos]
     panels.weak_label_note(row)
     if row["curated"]:

@@ -186,28 +186,6 @@ def test_weak_labels_carry_the_apps_mark_on_the_map_and_in_the_topic_list(small_
     assert dict(zip(ref["topic"], ref["label"], strict=True)) == shown  # the reference's map in the file
 
 
-def test_fields_read_the_same_on_the_apps_map_and_in_the_file(small_artifacts, topics, tmp_path):
-    """Each topic's field and the fields' labels (a weak one marked), positions and sizes are the
-    same in the file's map as in the app's."""
-    from explorer.services import mapview
-
-    shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / "fields")
-    k = len(topics)
-    field = [0 if j < k - 2 else 1 for j in range(k)]
-    with_fields = topics.assign(
-        field=pd.array(field, dtype="Int64"),
-        field_label=["planning and <b>agents</b>" if f == 0 else "vision" for f in field],
-        field_label_support=[0.3 if f == 0 else 0.8 for f in field],
-    )
-    with_fields.to_parquet(tmp_path / "fields" / schema.TOPICS)
-    d = parts(export_html(tmp_path, "fields", tmp_path / "fields.html").read_text(encoding="utf-8"))
-    app = unpack(mapview.corpus_points(data.load_corpus(tmp_path, "fields")).data)[0]
-    assert d["points"][0]["fields"] == app["fields"]
-    assert [(f["id"], f["label"]) for f in app["fields"]] == [(0, "planning and <b>agents</b>" + WEAK_MARK), (1, "vision")]
-    assert {t["id"]: t["field"] for t in d["points"][0]["topics"]} == {t["id"]: t["field"] for t in app["topics"]}
-    assert {t["id"]: t["field"] for t in app["topics"]} == dict(zip(topics["topic"], field, strict=True))
-
-
 def test_the_papers_score_is_their_cosine_to_the_topic_as_in_the_app(page_html, small_artifacts, corpus):
     """Each paper's score in the file is what the app's map page shows: its cosine similarity to its
     topic's embedding, a plain decimal, named as such, never a softmax "probability" in percent."""

@@ -20,7 +20,7 @@ from pipeline.evaluation.evaluate import keyword_problem
 from pipeline.evaluation.quality import evaluate
 from pipeline.evaluation.quality_report import METHODS
 from pipeline.model.label_candidates import is_generic
-from pipeline.model.label_evidence import WEAK_MARK, contains, is_weak
+from pipeline.model.label_evidence import is_weak
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -279,26 +279,6 @@ def test_ijcai_keywords_are_clean_and_labels_are_what_a_person_would_write(ijcai
             label
         )
     assert topics["stability"].between(0, 1).all() and topics["stability"].mean() > 0.5
-
-
-@pytest.mark.real_model
-def test_ijcai_topics_nest_in_a_few_fields_each_named_from_its_own_papers(ijcai_root):
-    from pipeline.model.fields import field_count, field_table
-
-    topics = artifacts.read_table(artifacts.corpus_path(ijcai_root, "ijcai"), schema.TOPICS)
-    assert topics["field"].notna().all() and topics["field"].nunique() == field_count(len(topics)) >= 3
-    per_field = topics.groupby("field").agg(
-        labels=("field_label", "nunique"), supports=("field_label_support", "nunique"), size=("size", "sum")
-    )
-    assert (per_field["labels"] == 1).all() and (per_field["supports"] == 1).all()  # one label per field
-    assert per_field["size"].is_monotonic_decreasing  # field 0 holds the most papers
-    fields = field_table(topics)
-    names = topics.drop_duplicates("field")["field_label"].tolist()
-    assert len(set(names)) == len(names)  # no two fields share a label
-    assert not any(contains(a, b) for i, a in enumerate(names) for b in names[i + 1 :]), names
-    for label in names:
-        assert 1 <= len(label.split()) <= 6 and not label.endswith(WEAK_MARK), label
-    assert fields["size"].sum() == topics["size"].sum() and fields["label_support"].between(0, 1).all()
 
 
 # --- the graph clustering: seeded, the same on every machine, stable under resampling ----------

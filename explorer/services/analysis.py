@@ -14,7 +14,6 @@ import pandas as pd
 
 from explorer.state.data import Corpus
 from pipeline.model import place
-from pipeline.model.fields import field_table
 from pipeline.model.label_candidates import stems
 from pipeline.model.logodds import LogOdds, log_odds
 from pipeline.model.place import nearest
@@ -42,8 +41,8 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
     Columns: topic, label, size, share (0-1), shown (papers kept by the filters), growth (share
     points per year, NaN without years), coherence (NaN when the corpus is too small for it to
     mean anything: ``coherence_note``), reassigned, stability (NaN when the build has none),
-    label_support (0-1, NaN when not measured or the label was written by hand), field (the
-    topic's field as shown, None without fields), keywords (top six, comma-separated).
+    label_support (0-1, NaN when not measured or the label was written by hand), keywords (top
+    six, comma-separated).
     """
     t = corpus.tables.topics
     k = len(t)
@@ -64,7 +63,6 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
             "topic": t["topic"].to_numpy(),
             "label": t["label"].to_numpy(dtype=object),
             "label_support": support,  # beside the label it qualifies (the Topics table shows columns in this order)
-            "field": topic_fields(t),
             "size": t["size"].to_numpy(),
             "share": t["share"].to_numpy(dtype=float),
             "shown": shown,
@@ -75,24 +73,6 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
             "keywords": keywords,
         }
     )
-
-
-def topic_fields(topics: pd.DataFrame) -> list[str | None]:
-    """Each topic's field label as shown (``pipeline.model.fields.field_table``), None where it has none."""
-    fields = field_table(topics)
-    names = dict(zip(fields["field"].tolist(), fields["label"].tolist(), strict=True))
-    if "field" not in topics:
-        return [None] * len(topics)
-    return [None if pd.isna(f) else names.get(int(f)) for f in topics["field"]]
-
-
-def topic_field(corpus: Corpus, topic: int) -> pd.Series | None:
-    """The field row (``field_table``) of ``topic``'s field, or None."""
-    fields = field_table(corpus.tables.topics)
-    for _, row in fields.iterrows():
-        if topic in row["topics"]:
-            return row
-    return None
 
 
 def topic_terms_of(corpus: Corpus, topic: int) -> pd.DataFrame:

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from pipeline.formats import blobs, palette
-from pipeline.model.fields import field_table
 
 if TYPE_CHECKING:
     from explorer.state.data import Corpus
@@ -30,14 +29,8 @@ VIEW_RE = re.compile(r"^\s*(-?[0-9.eE+-]+)\s*,\s*(-?[0-9.eE+-]+)\s*,\s*([0-9.eE+
 def corpus_points(corpus: Corpus) -> blobs.Blob:
     """``blobs.points_blob`` of a loaded (curated) corpus."""
     synthetic = bool(corpus.manifest and corpus.manifest.synthetic)
-    topics = corpus.tables.topics
     return blobs.points_blob(
-        corpus.name,
-        corpus.papers,
-        topics,
-        synthetic=synthetic,
-        colours=corpus.colouring.colours,
-        fields=field_table(topics),
+        corpus.name, corpus.papers, corpus.tables.topics, synthetic=synthetic, colours=corpus.colouring.colours
     )
 
 

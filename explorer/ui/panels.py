@@ -63,11 +63,6 @@ TOPIC_COLUMNS = {
         f"an 'A and B' label), 0-1, as the lower bound of its 80% confidence interval; below {WEAK_SUPPORT:.2f} as "
         "shown here, the label is marked (?)",
     ),
-    "field": st.column_config.TextColumn(
-        "Field",
-        help="the broad subject the topic belongs to: topics grouped by how alike their papers are, each group named "
-        "from its own papers as topics are ((?): a weak label). The map shows field labels zoomed out",
-    ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
 
@@ -80,7 +75,7 @@ def topic_table(ctx: shell.Context, table: pd.DataFrame) -> None:
         if rows:
             url_state.set_params(topic=int(table["topic"].iat[rows[0]]))
 
-    hidden = [c for c in ("growth", "stability", "coherence", "label_support", "field") if table[c].isna().all()]
+    hidden = [c for c in ("growth", "stability", "coherence", "label_support") if table[c].isna().all()]
     hidden += ["shown"] if ctx.mask.all() else []
     st.dataframe(
         table.drop(columns=hidden).assign(share=table["share"] * 100),

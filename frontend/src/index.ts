@@ -9,7 +9,7 @@
 
 import { AtlasMap, DEFAULTS } from "./map";
 import { Blob, decode, fromBase64, peekId, toBase64 } from "./payload";
-import { Dataset, Detail, FieldInfo, Host, MapOptions, Mark, TopicInfo, View } from "./types";
+import { Dataset, Detail, Host, MapOptions, Mark, View } from "./types";
 
 // Shared by every instance on the page. ``raw`` holds containers that the small data-only
 // component (explorer/mapcomponent.py: DATA_JS) received before or while this bundle loads.
@@ -59,10 +59,7 @@ export function datasetOf(blob: Blob): Dataset {
   const h = blob.header, a = blob.arrays;
   return {
     id: h.id, n: h.n, x: a.x as Float32Array, y: a.y as Float32Array, topic: a.topic as Uint16Array, flags: a.flags as Uint8Array,
-    // Older containers have no fields: every topic in none, and the map shows topics only.
-    topics: (h.topics as TopicInfo[]).map((t) => ({ ...t, field: Number.isInteger(t.field) ? t.field : null })),
-    fields: (Array.isArray(h.fields) ? (h.fields as FieldInfo[]) : []).filter((f) => f && Number.isInteger(f.id) && typeof f.label === "string"),
-    outlierColour: h.outlier, contextColour: h.context, ink: h.ink, name: h.name, synthetic: !!h.synthetic,
+    topics: h.topics, outlierColour: h.outlier, contextColour: h.context, ink: h.ink, name: h.name, synthetic: !!h.synthetic,
     spacing: Number(h.spacing) > 0 ? Number(h.spacing) : 0,
   };
 }

@@ -3,9 +3,6 @@
 // left out at this zoom (zooming in spreads the anchors apart, so it appears). Text widths are
 // measured with the canvas's own font metrics, not estimated.
 
-/** A weak label's mark as the host writes it (pipeline.model.label_evidence.WEAK_MARK). */
-export const WEAK_MARK = " (?)";
-
 export type Box = [number, number, number, number]; // x0, y0, x1, y1 in CSS pixels
 
 export interface LabelRequest {
@@ -16,12 +13,11 @@ export interface LabelRequest {
   size: number; // font size, CSS pixels
   bold: boolean;
   colour: string;
-  kind: "overlay" | "highlight" | "field" | "topic" | "title"; // placed in the order given (fields before topics)
+  kind: "overlay" | "highlight" | "topic" | "title";
   wrap: number; // break into two lines beyond this many characters (0: never)
   boxed: boolean; // a white box with a coloured border behind the text
   side: "centre" | "right"; // centred on the anchor, or beside a point
   topic?: number;
-  field?: number;
 }
 
 export interface Placed {
@@ -34,18 +30,16 @@ export interface Placed {
 
 export const FONT_FAMILY = '"Source Sans Pro", "Segoe UI", system-ui, -apple-system, Helvetica, Arial, sans-serif';
 
-export function fontOf(req: { size: number; bold: boolean; kind?: LabelRequest["kind"] }): string {
-  return `${req.kind === "field" ? 700 : req.bold ? 600 : 500} ${req.size.toFixed(1)}px ${FONT_FAMILY}`;
+export function fontOf(req: { size: number; bold: boolean }): string {
+  return `${req.bold ? 600 : 500} ${req.size.toFixed(1)}px ${FONT_FAMILY}`;
 }
 
-/** ``text`` in at most two lines, broken at the space nearest the middle when longer than ``wrap``.
- * A weak label's mark stays with the word before it (never a line of its own). */
+/** ``text`` in at most two lines, broken at the space nearest the middle when longer than ``wrap``. */
 export function wrapText(text: string, wrap: number): string[] {
   if (!wrap || text.length <= wrap) return [text];
   const mid = text.length / 2;
-  const keep = text.endsWith(WEAK_MARK) ? text.length - WEAK_MARK.length : -1;
   let best = -1;
-  for (let i = 0; i < text.length; i++) if (text[i] === " " && i !== keep && (best < 0 || Math.abs(i - mid) < Math.abs(best - mid))) best = i;
+  for (let i = 0; i < text.length; i++) if (text[i] === " " && (best < 0 || Math.abs(i - mid) < Math.abs(best - mid))) best = i;
   return best < 0 ? [text] : [text.slice(0, best), text.slice(best + 1)];
 }
 
@@ -101,7 +95,7 @@ export class LabelPlacer {
       const font = fontOf(req);
       const lines = wrapText(req.text, req.wrap);
       const lineHeight = req.size * 1.18;
-      const pad = req.boxed ? 5 : req.kind === "field" ? 6 : 2; // two fields' names never run into one
+      const pad = req.boxed ? 5 : 2;
       const tw = Math.max(...lines.map((l) => this.width(l, font))) + 2 * pad;
       const th = lines.length * lineHeight + 2 * pad - (req.boxed ? 0 : 2);
       const candidates: [number, number][] =

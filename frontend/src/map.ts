@@ -7,7 +7,7 @@
 // textContent: nothing is ever parsed as HTML.
 
 import { Grid, insidePolygon } from "./grid";
-import { Box, FONT_FAMILY, LabelPlacer, LabelRequest, Placed, WEAK_MARK } from "./labels";
+import { Box, FONT_FAMILY, LabelPlacer, LabelRequest, Placed } from "./labels";
 import { Camera, Look, PointRenderer, STYLE_REASSIGNED } from "./renderer";
 import { CSS, ICONS } from "./style";
 import { Dataset, Detail, FLAG_REASSIGNED, Host, MapOptions, Mark, OverlayPoint, View } from "./types";
@@ -41,17 +41,8 @@ const SETTLE_MS = 110; // the camera has rested: draw the points again
 const VIEW_MS = 450; // ... and report the view to the host
 const TITLE_POINTS = 60; // paper titles appear when at most this many papers are in view
 const LEGEND_MIN_WIDTH = 720; // narrower: the legend floats over the map behind a button
-/**
- * Below this zoom (relative to the whole map) a map with fields names its fields, at and above it
- * its topics. At 1 the whole map is in view and its topics' labels (often 40 to 200) crowd each
- * other out: only the biggest find room, and the map reads as a scatter of unrelated names.
- * Doubling the zoom shows about a quarter of the map, a few dozen topics, whose labels then have
- * room. Two presses of "+" (1.6 x 1.6 = 2.56) or a double click get there; paper titles come
- * later (zoom 2.5 and closer, TITLE_POINTS), so field names and titles are never shown together.
- */
-export const FIELD_ZOOM = 2;
-/** Shown with the field labels: what the reader sees, and how to see more. */
-const FIELD_HINT = "Fields · zoom in for topics";
+/** A weak label's mark as the host writes it (pipeline.model.label_evidence.WEAK_MARK). */
+export const WEAK_MARK = " (?)";
 
 type Mode = "pan" | "box" | "lasso";
 
@@ -105,11 +96,6 @@ export class AtlasMap {
   private shownPerTopic = new Uint32Array(0);
   private nShown = 0;
   private topicIndex = new Map<number, number>(); // topic id -> index in ds.topics
-  private fieldIndex = new Map<number, number>(); // field id -> index in ds.fields
-  private topicField = new Int32Array(0); // topic index -> field index, -1 for none
-  private shownPerField = new Uint32Array(0);
-  private levelHint: HTMLDivElement;
-  private shownLevel: "fields" | "topics" | null = null;
   private hoverTopic: number | null = null;
   private mode: Mode = "pan";
   private details = new Map<number, Detail>();
@@ -167,18 +153,13 @@ export class AtlasMap {
     back.textContent = "Show the whole map";
     back.addEventListener("click", () => this.reset());
     this.zoomNote.append(this.zoomNoteText, back);
-    // Which level of names the map shows, while it shows fields (small, in a corner: labels keep clear).
-    this.levelHint = document.createElement("div");
-    this.levelHint.className = "level-hint";
-    this.levelHint.hidden = true;
-    this.levelHint.textContent = FIELD_HINT;
     this.toolsEl = document.createElement("div");
     this.toolsEl.className = "tools";
     this.toolsEl.setAttribute("role", "toolbar");
     this.live = document.createElement("div");
     this.live.className = "sr";
     this.live.setAttribute("aria-live", "polite");
-    this.stage.append(this.canvas, this.overlayCanvas, this.toolsEl, this.tip, this.statusEl, this.zoomNote, this.levelHint, this.live);
+    this.stage.append(this.canvas, this.overlayCanvas, this.toolsEl, this.tip, this.statusEl, this.zoomNote, this.live);
     this.legendEl = document.createElement("div");
     this.legendEl.className = "legend";
     this.legendList = document.createElement("ul");
@@ -221,9 +202,6 @@ export class AtlasMap {
     this.asked.clear();
     this.selection = null;
     this.topicIndex = new Map(ds.topics.map((t, i) => [t.id, i]));
-    this.fieldIndex = new Map(ds.fields.map((f, i) => [f.id, i]));
-    this.topicField = Int32Array.from(ds.topics, (t) => (t.field === null ? -1 : this.fieldIndex.get(t.field) ?? -1));
-    this.shownLevel = null;
     this.grid = new Grid(ds.x, ds.y);
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     for (let i = 0; i < ds.n; i++) {
@@ -337,8 +315,6 @@ export class AtlasMap {
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[start[this.style[i] & 3]++] = i;
     this.shownPerTopic = per;
-    this.shownPerField = new Uint32Array(ds.fields.length);
-    for (let t = 0; t < ds.topics.length; t++) if (this.topicField[t] >= 0) this.shownPerField[this.topicField[t]] += per[t];
     this.nShown = shown;
     this.el.dataset.shown = String(shown);
     this.el.dataset.highlight = hl < 0 ? "" : String(ds.topics[hl].id);
@@ -350,13 +326,6 @@ export class AtlasMap {
 
   private zoomRel(): number {
     return this.cam.scale / this.fitScale();
-  }
-
-  /** The names the map shows: its fields' (zoomed out, when it has fields to name) or its topics'. */
-  level(): "fields" | "topics" {
-    const ds = this.ds;
-    // (a hair under: a double click on the whole map, x2, lands on FIELD_ZOOM and shows topics)
-    return ds && ds.fields.length >= 2 && this.opts.topicLabels === "all" && this.zoomRel() < FIELD_ZOOM * 0.999 ? "fields" : "topics";
   }
 
   private pointSize(): number {
@@ -590,17 +559,7 @@ export class AtlasMap {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, this.w, this.h);
     if (!ds) return;
-    this.updateLevel();
     this.paintOverlay(ctx, this.w, this.h, true);
-  }
-
-  /** The corner hint while fields are named, and a word to screen readers when the level changes. */
-  private updateLevel(): void {
-    const level = this.level();
-    this.levelHint.hidden = level !== "fields" || !this.zoomNote.hidden;
-    if (level === this.shownLevel) return;
-    this.shownLevel = level;
-    if (this.ds!.fields.length >= 2) this.live.textContent = level === "fields" ? "Showing fields: zoom in for topics" : "Showing topics";
   }
 
   /** Marks, selection, stars and labels for the current camera onto ``ctx`` (w x h CSS px). */
@@ -652,7 +611,7 @@ export class AtlasMap {
   private controlBoxes(): Box[] {
     const st = this.stage.getBoundingClientRect();
     const out: Box[] = [];
-    for (const el of [this.toolsEl, this.legendToggle, this.levelHint, this.floating && this.legendOpen ? this.legendEl : null]) {
+    for (const el of [this.toolsEl, this.legendToggle, this.floating && this.legendOpen ? this.legendEl : null]) {
       if (!el || el.hidden) continue;
       const r = el.getBoundingClientRect();
       if (r.width) out.push([r.left - st.left - 2, r.top - st.top - 2, r.right - st.left + 2, r.bottom - st.top + 2]);
@@ -735,13 +694,12 @@ export class AtlasMap {
         kind: "overlay", wrap: 0, boxed: true, side: "right" });
     }
     const hl = this.highlightIndex();
-    const fields = this.level() === "fields"; // the fields' names instead of the topics' (the highlighted one's stays)
     const maxSize = Math.max(1, ...ds.topics.map((t) => t.size));
     const order = ds.topics.map((_, i) => i).sort((a, b) => (a === hl ? -1 : b === hl ? 1 : 0) || ds.topics[b].size - ds.topics[a].size || a - b);
     for (const i of order) {
       const t = ds.topics[i];
       if (t.x === null || t.y === null || !this.shownPerTopic[i]) continue;
-      if ((o.topicLabels === "highlight" || fields) && i !== hl) continue;
+      if (o.topicLabels === "highlight" && i !== hl) continue;
       const [px, py] = this.project(t.x, t.y);
       if (px < -200 || py < -60 || px > w + 200 || py > h + 60) continue;
       const on = i === hl;
@@ -751,23 +709,6 @@ export class AtlasMap {
         bold: on || t.size / maxSize > 0.35, colour: darker(t.colour, 0.5), kind: on ? "highlight" : "topic",
         wrap: on ? 0 : 24, boxed: on, side: "centre",
       });
-    }
-    if (fields) {
-      // Larger and bolder than any topic's label, in ink: a field is a region, not one colour.
-      // The biggest fields first (placed first, so kept when two would collide).
-      const maxField = Math.max(1, ...ds.fields.map((f) => f.size || 0));
-      const bySize = ds.fields.map((_, k) => k).sort((a, b) => (ds.fields[b].size || 0) - (ds.fields[a].size || 0) || a - b);
-      for (const k of bySize) {
-        const f = ds.fields[k];
-        if (f.x === null || f.y === null || !this.shownPerField[k]) continue;
-        const [px, py] = this.project(f.x, f.y);
-        if (px < -200 || py < -60 || px > w + 200 || py > h + 60) continue;
-        reqs.push({
-          key: "f:" + f.id, text: f.label, x: px, y: py, field: f.id,
-          size: (16 + 4 * Math.sqrt((f.size || 0) / maxField)) * s, bold: true, colour: ds.ink || "#1f2328",
-          kind: "field", wrap: 22, boxed: false, side: "centre",
-        });
-      }
     }
     if (o.titles && this.zoomRel() >= 2.5) {
       const rows = this.rowsInView(TITLE_POINTS);
@@ -789,10 +730,7 @@ export class AtlasMap {
 
   private paintLabel(ctx: CanvasRenderingContext2D, p: Placed): void {
     const { req, box, lines } = p;
-    const hl = this.highlightIndex();
-    const faded = hl >= 0 && req.kind === "topic";
-    // a field stays legible behind a highlighted topic: a little lighter unless the topic is in it
-    const dim = hl >= 0 && req.kind === "field" && this.ds!.fields[this.topicField[hl]]?.id !== req.field;
+    const faded = this.highlightIndex() >= 0 && req.kind === "topic";
     ctx.save();
     ctx.font = p.font;
     ctx.textBaseline = "middle";
@@ -807,11 +745,11 @@ export class AtlasMap {
     }
     const cx = (box[0] + box[2]) / 2;
     const top = (box[1] + box[3]) / 2 - ((lines.length - 1) * p.lineHeight) / 2;
-    ctx.globalAlpha = faded ? 0.45 : dim ? 0.75 : 1;
+    ctx.globalAlpha = faded ? 0.45 : 1;
     lines.forEach((line, k) => {
       const y = top + k * p.lineHeight;
       if (!req.boxed) {
-        ctx.lineWidth = req.kind === "field" ? 5 : 3.5;
+        ctx.lineWidth = 3.5;
         ctx.lineJoin = "round";
         ctx.strokeStyle = "rgba(255,255,255,0.92)";
         ctx.strokeText(line, cx, y);
@@ -860,8 +798,7 @@ export class AtlasMap {
   private labelAt(sx: number, sy: number): Placed | null {
     for (let k = this.placed.length - 1; k >= 0; k--) {
       const b = this.placed[k].box;
-      const req = this.placed[k].req;
-      if (sx >= b[0] && sx <= b[2] && sy >= b[1] && sy <= b[3] && (req.topic !== undefined || req.field !== undefined)) return this.placed[k];
+      if (sx >= b[0] && sx <= b[2] && sy >= b[1] && sy <= b[3] && this.placed[k].req.topic !== undefined) return this.placed[k];
     }
     return null;
   }
@@ -1008,15 +945,12 @@ export class AtlasMap {
       input.addEventListener("input", () => {
         const q = input.value.trim().toLowerCase();
         this.legendButtons.forEach((b) => ((b.parentElement as HTMLElement).hidden = !!q && !(b.dataset.label || "").includes(q)));
-        // a field's heading goes with its last topic found
-        this.legendList.querySelectorAll<HTMLElement>("li.group").forEach((g) => (g.hidden = !!q && !g.querySelector("li:not([hidden])")));
       });
       el.appendChild(input);
     }
     const list = this.legendList;
     list.replaceChildren();
     const order = ds.topics.map((_, i) => i).sort((a, b) => ds.topics[b].size - ds.topics[a].size || a - b);
-    const groups = ds.fields.length >= 2 ? this.legendGroups(order) : null;
     for (const i of order) {
       const t = ds.topics[i];
       const li = document.createElement("li");
@@ -1056,52 +990,10 @@ export class AtlasMap {
         this.host.topic(t.id === this.opts.highlight ? null : t.id);
       });
       li.appendChild(b);
-      (groups ? groups.get(this.topicField[i])! : list).appendChild(li);
+      list.appendChild(li);
       this.legendButtons.set(t.id, b);
     }
     el.appendChild(list);
-  }
-
-  /** With fields, the legend's topics go under a heading per field (in the host's order), topics
-   * in no field last under "Other topics": field index (-1: none) -> the list its topics go in. */
-  private legendGroups(order: number[]): Map<number, HTMLUListElement> {
-    const ds = this.ds!;
-    const used = new Set(order.map((i) => this.topicField[i]));
-    const groups = new Map<number, HTMLUListElement>();
-    for (const k of [...ds.fields.map((_, k) => k), -1]) {
-      if (!used.has(k)) continue;
-      const f = k >= 0 ? ds.fields[k] : null;
-      const text = f ? f.label : "Other topics";
-      const li = document.createElement("li");
-      li.className = "group";
-      const head = document.createElement("div");
-      head.className = "fhead";
-      if (f) head.dataset.field = String(f.id);
-      const lab = document.createElement("span");
-      lab.className = "lab";
-      const weak = text.endsWith(WEAK_MARK); // as a topic's: the mark stays when the label is cut
-      lab.textContent = weak ? text.slice(0, -WEAK_MARK.length) : text;
-      head.append(lab);
-      if (weak) {
-        const mark = document.createElement("span");
-        mark.className = "weak";
-        mark.textContent = WEAK_MARK.trim();
-        head.append(mark);
-      }
-      if (f) {
-        const n = document.createElement("span");
-        n.className = "n";
-        n.textContent = this.opts.mask ? `${fmt(this.shownPerField[k] ?? 0)}/${fmt(f.size)}` : fmt(f.size);
-        head.append(n);
-        head.title = `${f.label}: ${fmt(f.size)} papers${this.opts.mask ? ` (${fmt(this.shownPerField[k] ?? 0)} kept by the filters)` : ""}`;
-      }
-      const ul = document.createElement("ul");
-      ul.setAttribute("aria-label", text);
-      li.append(head, ul);
-      this.legendList.appendChild(li);
-      groups.set(k, ul);
-    }
-    return groups;
   }
 
   /** Bring a topic forward while the pointer rests on it in the legend (no round trip to the host). */
@@ -1235,23 +1127,11 @@ export class AtlasMap {
       return;
     }
     const label = this.labelAt(x, y);
-    if (label && label.req.kind === "field") {
-      this.zoomToField(label.req.field!);
-      return;
-    }
     if (label && label.req.topic !== undefined) {
       this.host.topic(label.req.topic === this.opts.highlight ? null : label.req.topic);
       return;
     }
     if (this.selection) this.clearSelection();
-  }
-
-  /** A click on a field's name: in to its topics, centred on it. */
-  zoomToField(id: number): void {
-    const f = this.ds?.fields[this.fieldIndex.get(id) ?? -1];
-    if (!f || f.x === null || f.y === null) return;
-    this.cam = { cx: f.x, cy: f.y, scale: this.clampZoom(this.fitScale() * FIELD_ZOOM * 1.25) };
-    this.cameraMoved(true);
   }
 
   clearSelection(): void {
@@ -1351,9 +1231,7 @@ export class AtlasMap {
       highlight: this.opts.highlight,
       selection: this.selection ? this.selection.length : 0,
       busy: this.renderer?.busy ?? false,
-      level: this.level(),
-      fieldZoom: FIELD_ZOOM,
-      labels: this.placed.map((p) => ({ text: p.req.text, kind: p.req.kind, topic: p.req.topic ?? null, field: p.req.field ?? null, lines: p.lines, box: p.box })),
+      labels: this.placed.map((p) => ({ text: p.req.text, kind: p.req.kind, topic: p.req.topic ?? null, box: p.box })),
       size: [this.w, this.h],
     };
   }

@@ -43,10 +43,6 @@ export const CSS = `
 .legend .lab { flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .legend .weak { flex: none; margin-left: -4px; }
 .legend .n { flex: none; color: #57606a; font-variant-numeric: tabular-nums; font-size: .9em; }
-.legend li.group + li.group { border-top: 1px solid #eef1f4; margin-top: 3px; }
-.legend .fhead { display: flex; align-items: center; gap: 6px; padding: 6px 6px 2px; font-weight: 700; font-size: .86em; color: #1f2328; }
-.legend ul ul { padding: 0; overflow: visible; }
-.level-hint { position: absolute; left: 8px; bottom: 8px; z-index: 2; pointer-events: none; background: rgba(255,255,255,.88); border-radius: 6px; padding: 2px 8px; color: #57606a; font-size: calc(12px * var(--s, 1)); }
 .legend-toggle { position: absolute; right: 8px; top: 8px; z-index: 3; width: auto; padding: 0 10px; gap: 6px; background: rgba(255,255,255,.92); border: 1px solid #e3e6ea; font: inherit; font-size: .92em; }
 .legend.floating { position: absolute; right: 8px; top: calc(46px * var(--s, 1)); bottom: 8px; z-index: 3; margin: 0; box-shadow: 0 4px 14px rgba(0,0,0,.12); }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

@@ -7,16 +7,6 @@ export interface TopicInfo {
   x: number | null; // label position (median of the topic's papers)
   y: number | null;
   colour: string; // "#rrggbb", from explorer/palette.py
-  field: number | null; // the field (a group of topics) it belongs to; null: none
-}
-
-/** A field: a group of topics with a label of its own (the map's coarse level, zoomed out). */
-export interface FieldInfo {
-  id: number;
-  label: string; // as shown: a weak label already ends with the weak mark
-  size: number; // papers
-  x: number | null; // label position (median of the field's papers)
-  y: number | null;
 }
 
 /** A corpus's points: what every map of it draws. Row ``i`` is paper row ``i``. */
@@ -28,7 +18,6 @@ export interface Dataset {
   topic: Uint16Array; // index into ``topics``; NO_TOPIC for papers outside any topic
   flags: Uint8Array; // FLAG_* bits
   topics: TopicInfo[];
-  fields: FieldInfo[]; // in the host's order; empty when the corpus has none (older containers)
   outlierColour: string;
   contextColour: string;
   ink: string;

@@ -23,7 +23,6 @@ from pipeline.analysis import bm25
 from pipeline.build.results import TopicResult
 from pipeline.core import artifacts, schema
 from pipeline.core.topic_tables import TopicTables
-from pipeline.model.fields import FIELD_COLUMNS
 
 #: Packages whose versions the manifest records: those that change the topics or the map (igraph's
 #: Leiden for the graph clustering, pynndescent's approximate kNN graph), the embedding and the files.
@@ -107,17 +106,10 @@ def write_tables(
     result.model.save(folder / schema.BERTOPIC_DIR)
 
 
-_FIELD_DTYPES = {"field": "Int64", "field_label": "string", "field_label_support": "Float64"}
-
-
 def write_topic_tables(folder: Path, tables: TopicTables) -> None:
     """topics.parquet (``schema.TOPIC_COLUMNS``), topic_terms.parquet, hierarchy.parquet and the
     topic arrays (float32 ``.npy``) of ``tables``."""
-    topics = tables.topics
-    missing = [c for c in FIELD_COLUMNS if c not in topics]  # a table of a build made before fields
-    if missing:
-        topics = topics.assign(**{c: pd.array([None] * len(topics), dtype=_FIELD_DTYPES[c]) for c in missing})
-    topics[list(schema.TOPIC_COLUMNS)].to_parquet(folder / schema.TOPICS, index=False)
+    tables.topics[list(schema.TOPIC_COLUMNS)].to_parquet(folder / schema.TOPICS, index=False)
     tables.topic_terms.to_parquet(folder / schema.TOPIC_TERMS, index=False)
     tables.hierarchy.to_parquet(folder / schema.HIERARCHY, index=False)
     for file, array in (

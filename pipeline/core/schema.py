@@ -111,12 +111,6 @@ TOPIC_COLUMNS: dict[str, str] = {
     "part of an 'A and B' or 'A, B and C' label; plurals folded), 0-1, read on up to 250 of its papers, as the lower bound of its 80% "
     "confidence interval; below 0.5 (at two decimals, as shown) the app and the offline export mark the label weak "
     "with (?) (null: not measured)",
-    "field": "the topic's field, a broad subject grouping a few topics (0 the largest; null when the corpus has too "
-    "few topics for fields): the map shows field labels when zoomed out, topic labels when zoomed in",
-    "field_label": "the field's label, the same on every topic of the field (chosen as topic labels are, from "
-    "the field's own papers)",
-    "field_label_support": "as label_support, for the field's label on the field's papers (below 0.5 the app "
-    "marks it weak with (?))",
 }
 
 TOPIC_TERM_COLUMNS: dict[str, str] = {

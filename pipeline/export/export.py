@@ -59,7 +59,6 @@ from pipeline.export.export_common import GZIP_LEVEL, column_texts, gzip_json, h
 from pipeline.export.export_compare import compare_part, reference_tables
 from pipeline.formats.blobs import points_blob, unpack
 from pipeline.formats.ids import short_ids
-from pipeline.model.fields import field_table
 from pipeline.model.place import own_topic_similarity
 
 TEMPLATE = "export.html"
@@ -308,7 +307,7 @@ def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.
     papers = papers.reset_index(drop=True)
     topic_ids = papers["topic"].astype(int).to_numpy()
     table = topic_table(topics, topic_ids)
-    points = points_blob(name, papers, table, fields=field_table(table))
+    points = points_blob(name, papers, table)
 
     p: dict[str, list] = {
         "id": papers["doc_id"].astype(str).tolist(),

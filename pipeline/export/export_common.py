@@ -16,7 +16,6 @@ import re
 import numpy as np
 import pandas as pd
 
-from pipeline.model.fields import FIELD_COLUMNS
 from pipeline.model.label_evidence import shown_labels
 
 HTTP_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
@@ -49,12 +48,9 @@ def http_url(value) -> str | None:
 
 def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
     """One row per topic that has papers, in the table's order, then any topic only papers name
-    (``topic, label, keywords, x, y, size`` and the fields' columns, ``pipeline.model.fields.FIELD_COLUMNS``;
-    x and y may be missing: the map then uses the median; ``size``: papers in ``topic_ids``).
+    (``topic, label, keywords, x, y``; x and y may be missing: the map then uses the median).
     Labels are as the app shows them: weak ones end in ``pipeline.model.label_evidence.WEAK_MARK``."""
-    ids, counts = np.unique(topic_ids, return_counts=True)
-    size = dict(zip(ids.tolist(), counts.tolist(), strict=True))
-    present = set(size)
+    present = set(np.unique(topic_ids).tolist())
     rows, seen = [], set()
     named = topics.assign(label=[text_or_none(v) or "" for v in topics["label"]])
     for rec, raw, label in zip(topics.to_dict("records"), named["label"], shown_labels(named), strict=True):
@@ -68,13 +64,10 @@ def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
                     "keywords": rec.get("keywords"),
                     "x": rec.get("x"),
                     "y": rec.get("y"),
-                    "size": size[tid],
-                    **{c: rec.get(c) for c in FIELD_COLUMNS},
                 }
             )
     for tid in sorted(present - seen):
         rows.append(
             {"topic": tid, "label": "outliers" if tid == -1 else f"topic {tid}", "keywords": None, "x": None, "y": None}
-            | {"size": size[tid]}
         )
-    return pd.DataFrame(rows, columns=["topic", "label", "keywords", "x", "y", "size", *FIELD_COLUMNS])
+    return pd.DataFrame(rows, columns=["topic", "label", "keywords", "x", "y"])

@@ -35,7 +35,6 @@ from pipeline.core.manifest import Manifest
 from pipeline.export.export_common import gzip_json, http_url, text_or_none, topic_table
 from pipeline.formats import palette
 from pipeline.formats.blobs import TITLE_CHARS, Blob, points_blob
-from pipeline.model.fields import field_table
 
 #: Most novel papers listed with their closest prior work (as many as the app's list).
 LISTED = 25
@@ -136,7 +135,7 @@ def reference_map(
         rows = np.sort(np.random.default_rng(seed).choice(n_ref, REF_MAP_MAX, replace=False))
     shown = ref_papers.iloc[rows].reset_index(drop=True)
     table = topic_table(ref_topics, ref_papers["topic"].astype(int).to_numpy())
-    points = points_blob(ref_name, shown, table, synthetic=synthetic, fields=field_table(table))
+    points = points_blob(ref_name, shown, table, synthetic=synthetic)
 
     titles_blob = None
     titles = [(text_or_none(t) or "(untitled)")[:TITLE_CHARS] for t in shown["title"]]

@@ -147,10 +147,8 @@ def points_blob(
     *,
     synthetic: bool = False,
     colours: Mapping[int, str] | None = None,
-    fields: pd.DataFrame | None = None,
 ) -> Blob:
-    """The points of a corpus: positions, topic of each paper, flags, the topics' labels and the
-    fields' (the map shows field labels zoomed out, topic labels zoomed in).
+    """The points of a corpus: positions, topic of each paper, flags, and the topics' labels.
 
     Args:
         name: the corpus name (shown in the PNG's corner).
@@ -162,9 +160,6 @@ def points_blob(
         synthetic: the corpus is generated benchmark data (the map says so on its PNG).
         colours: topic id -> colour, when already known (``Corpus.colouring``); else computed
             here from the papers' positions (``palette.map_colouring``, the same function).
-        fields: one row per field with ``field, label, size, x, y`` (``pipeline.model.fields.field_table``:
-            labels as shown, weak ones marked); each topic's field is ``topics["field"]``. None or
-            empty: no fields.
     """
     ids = topics["topic"].astype(int).to_numpy()
     if len(ids) > MAX_TOPICS:
@@ -189,11 +184,9 @@ def points_blob(
             own = (index == j) & np.isfinite(x) & np.isfinite(y)
             tx, ty = (float(np.median(x[own])), float(np.median(y[own]))) if own.any() else (None, None)
         label = str(getattr(rec, "label", "") or "").strip() or f"topic {tid}"
-        field = getattr(rec, "field", None)
         entries.append(
             {
                 "id": tid,
-                "field": None if field is None or pd.isna(field) else int(field),
                 "label": label,
                 "size": int(sizes[j]),
                 "x": None if tx is None else round(tx, 5),
@@ -208,27 +201,11 @@ def points_blob(
         name=str(name),
         synthetic=bool(synthetic),
         topics=entries,
-        fields=_field_entries(fields),
         outlier=palette.OUTLIER,
         context=palette.CONTEXT,
         ink=palette.INK,
         spacing=point_spacing(x, y),
     )
-
-
-def _field_entries(fields: pd.DataFrame | None) -> list[dict]:
-    if fields is None or not len(fields):
-        return []
-    return [
-        {
-            "id": int(rec.field),
-            "label": str(rec.label),
-            "size": int(rec.size),
-            "x": None if _finite(rec.x) is None else round(float(rec.x), 5),
-            "y": None if _finite(rec.y) is None else round(float(rec.y), 5),
-        }
-        for rec in fields.itertuples(index=False)
-    ]
 
 
 def mask_blob(mask: np.ndarray) -> Blob:

@@ -24,7 +24,6 @@ import pandas as pd
 from pipeline.core.config import RepresentParams
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model import bertopic_import
-from pipeline.model.fields import group_topics
 from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_evidence import LabelSupport
@@ -33,10 +32,10 @@ from pipeline.model.place import topic_distribution
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-#: 9: fields, topics grouped into a few named subjects (``pipeline.model.fields``); 8: phrases of generic words ("neural networks") where no other label names half the papers;
+#: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 9
+REPRESENT_VERSION = 8
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -252,7 +251,6 @@ def fit_topics(
         topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored
     )
     rows = _topic_rows(model, topic_ids, topics, embeddings, t_emb, raw_outlier, doc_ids, params)
-    background = Background(docs)
     chosen = topic_labels(
         docs,
         topics,
@@ -261,13 +259,11 @@ def fit_topics(
         embed,
         keybert={r["topic"]: r["keybert"] for r in rows},
         mmr={r["topic"]: r["mmr"] for r in rows},
-        background=background,
     )
     table = pd.DataFrame(rows)
     if len(table):
         table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
         table["label_support"] = [chosen[t][1].value for t in table["topic"]]
-        _add_fields(table, docs, topics, dt, embeddings, t_emb, embed, background)
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     model.doc_terms = model.term_weights = None  # not saved with the model
     return TopicModel(topics, TopicTables(table, terms_table, hierarchy, t_emb, similarity, distribution), model)
@@ -358,7 +354,6 @@ def topic_labels(
     *,
     keybert: dict[int, list[str]] | None = None,
     mmr: dict[int, list[str]] | None = None,
-    background: Background | None = None,
 ) -> dict[int, tuple[str, LabelSupport]]:
     """Each topic's label and its support (``pipeline.model.labels``), larger topics choosing first.
 
@@ -375,7 +370,6 @@ def topic_labels(
             (with ``embed``: labels should retrieve their own topic), or None.
         embed: the corpus's embedder, or None.
         keybert, mmr: topic id -> BERTopic's terms of those representations.
-        background: the corpus's :class:`Background` when already made (it reads every paper).
     """
     topics = np.asarray(topics)
     words = ctfidf_words(topics, dt, LABEL_CANDIDATE_TERMS)
@@ -397,30 +391,11 @@ def topic_labels(
     return label_topics(
         reps,
         order=sorted(ids, key=lambda t: (-sizes[t], t)),
-        background=background if background is not None else Background(docs),
+        background=Background(docs),
         total=len(docs),
         embed=embed,
         centroids=centroids if embed is not None else None,
     )
-
-
-def _add_fields(table, docs, topics, dt, embeddings, t_emb, embed, background) -> None:
-    """Add the topics table's field columns (``pipeline.model.fields``): each topic's field, and
-    the field's label and support, chosen by the topics' labeller from the field's own papers."""
-    field_of = group_topics(table["topic"], t_emb, table["size"])
-    if not field_of:  # too few topics for fields: the columns are there, empty
-        table["field"] = pd.array([None] * len(table), dtype="Int64")
-        table["field_label"] = pd.array([None] * len(table), dtype="string")
-        table["field_label_support"] = np.nan
-        return
-    paper_field = np.array([field_of.get(int(t), -1) for t in topics], dtype=np.int64)
-    ids = sorted(set(field_of.values()))
-    centroids = np.stack([embeddings[paper_field == f].astype(np.float64).mean(axis=0) for f in ids])
-    centroids /= np.clip(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12, None)
-    named = topic_labels(docs, paper_field, dt, centroids, embed, background=background)
-    table["field"] = pd.array([field_of[int(t)] for t in table["topic"]], dtype="Int64")
-    table["field_label"] = pd.array([named[int(f)][0] for f in table["field"]], dtype="string")
-    table["field_label_support"] = [named[int(f)][1].value for f in table["field"]]
 
 
 def _subset(dt: DocTerms, mask: np.ndarray) -> DocTerms:
