@@ -601,6 +601,23 @@ def test_palette_is_shared_and_stable():
     assert palette.rgb("#0072B2") == (0, 114, 178)
 
 
+def test_topic_links_count_each_papers_nearest_papers_of_other_topics():
+    """Against counting by hand: each paper's 8 nearest papers (all distances), pairs by (low, high) id."""
+    rng = np.random.default_rng(5)
+    topic = rng.integers(0, 7, 400) * 1000  # large, sparse ids
+    xy = rng.normal(size=(400, 2)) + (topic[:, None] / 1000) * 0.8
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    expected: dict[tuple[int, int], int] = {}
+    for i, row in enumerate(np.argsort(d, axis=1)[:, : palette.TOUCH_NEIGHBOURS]):
+        for j in row:
+            if topic[i] != topic[j]:
+                pair = (int(min(topic[i], topic[j])), int(max(topic[i], topic[j])))
+                expected[pair] = expected.get(pair, 0) + 1
+    links = palette.topic_links(xy[:, 0], xy[:, 1], topic)
+    assert links == expected and list(links) == sorted(links)
+
+
 def test_topics_that_touch_on_the_map_never_share_a_colour(corpus):
     colouring = corpus.colouring
     assert set(colouring.colours) == set(corpus.topic_ids.tolist()) and colouring.touching

@@ -135,7 +135,7 @@ def point_spacing(x: np.ndarray, y: np.ndarray, *, sample: int = SPACING_SAMPLE)
         step = -(-n // sample)
         xy = xy[::step]
         factor = math.sqrt(len(xy) / n)
-    dist, _ = cKDTree(xy).query(xy, k=2)
+    dist, _ = cKDTree(xy).query(xy, k=2, workers=-1)  # threads: the same distances, sooner
     nearest = dist[:, 1][dist[:, 1] > 0]
     return float(np.quantile(nearest, 0.05)) * factor if len(nearest) else 0.0
 

@@ -138,13 +138,15 @@ def topic_links(
     if len(topic) < 2:
         return {}
     k = min(k, len(topic) - 1)
-    _, nbr = cKDTree(xy).query(xy, k=k + 1)
+    _, nbr = cKDTree(xy).query(xy, k=k + 1, workers=-1)  # threads: the same neighbours, sooner
     a = np.repeat(topic, k)
     b = topic[nbr[:, 1:].ravel()]
     cross = a != b
     lo, hi = np.minimum(a[cross], b[cross]), np.maximum(a[cross], b[cross])
-    pairs, counts = np.unique(np.column_stack([lo, hi]), axis=0, return_counts=True)
-    return {(int(p), int(q)): int(c) for (p, q), c in zip(pairs, counts, strict=True)}
+    # one integer per pair, in (lo, hi) order: a 1-d unique is several times faster than rows'
+    base = int(topic.max()) + 1
+    keys, counts = np.unique(lo * base + hi, return_counts=True)
+    return {(int(q // base), int(q % base)): int(c) for q, c in zip(keys, counts, strict=True)}
 
 
 def colour_topics(
