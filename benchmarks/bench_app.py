@@ -78,12 +78,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(artifacts: Path) -> tuple[subprocess.Popen, str]:
+def start_server(artifacts: Path, launcher: list[str] | None = None) -> tuple[subprocess.Popen, str]:
+    """The app on a free port, once it answers; ``launcher`` runs streamlit (default ``python -m
+    streamlit``; ``python tests/serve_app.py`` for builds made with the tests' hashing encoder)."""
     port = _free_port()
     OUT.mkdir(parents=True, exist_ok=True)
     log = (OUT / "bench-app-server.log").open("a")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+        [*(launcher or [sys.executable, "-m", "streamlit"]), "run", str(ROOT / "app.py"), "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false",
          "--", "--artifacts", str(artifacts)],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,

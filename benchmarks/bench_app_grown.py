@@ -28,18 +28,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_search_index as grown  # noqa: E402
-from benchmarks.bench_app import CHROMIUM_ARGS, SETTLED, stop, time_map, time_search, wait_for  # noqa: E402
+from benchmarks.bench_app import CHROMIUM_ARGS, SETTLED, start_server, stop, time_map, time_search, wait_for  # noqa: E402
 
 NAME = "grown"
 QUERIES = ["diffusion models for image generation", "graph neural networks", "reinforcement learning exploration"]
@@ -99,36 +97,13 @@ def rss_mb(pid: int) -> dict:
     return {k: round(v) for k, v in out.items()}
 
 
-def start_server(art: Path, log: Path) -> tuple[subprocess.Popen, str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "serve_app.py"), "run", str(ROOT / "app.py"),
-         "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-         "--browser.gatherUsageStats", "false", "--", "--artifacts", str(art)],
-        cwd=ROOT, stdout=log.open("a"), stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return proc, base
-        except OSError:
-            time.sleep(0.3)
-    proc.kill()
-    raise SystemExit(f"the app did not start; see {log}")
-
-
-async def in_browser(art: Path, n: int, log: Path) -> dict:
+async def in_browser(art: Path, n: int) -> dict:
     from playwright.async_api import async_playwright
 
     out: dict = {}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        server, base = start_server(art, log)
+        server, base = start_server(art, [sys.executable, str(ROOT / "tests" / "serve_app.py")])
         try:
             out["server_idle_mb"] = rss_mb(server.pid)
             ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
@@ -172,7 +147,7 @@ def main() -> None:
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-3000:])
     res: dict = {"server_code": json.loads(proc.stdout.strip().splitlines()[-1])}
-    res["browser"] = asyncio.run(in_browser(art, res["server_code"]["papers"], args.work / "server.log"))
+    res["browser"] = asyncio.run(in_browser(art, res["server_code"]["papers"]))
     res["load_average"] = Path("/proc/loadavg").read_text().split()[:3]
     b = res["browser"]
     res["verdicts"] = {
