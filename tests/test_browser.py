@@ -221,6 +221,28 @@ def test_the_root_url_works_first_after_a_restart(small_artifacts, browser, outp
             tab.close()
 
 
+def test_a_fresh_tab_runs_its_page_once(browser, server):
+    # Every run of the map page sends the points container again while the browser has not yet
+    # cached it (11 MB at a million papers): a component that reports on its first render (the
+    # tour draft's store did, with nothing stored) made every fresh tab run its page twice.
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    tab = Tab(browser, server)
+    sent: list[bytes] = []
+    tab.page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(p if isinstance(p, bytes) else b"")))
+    try:
+        tab.open("/?corpus=small")
+        assert tab.page.evaluate(MAP)["drawn"] == 137
+        reruns = [m for m in (BackMsg.FromString(p) for p in sent if p) if m.WhichOneof("type") == "rerun_script"]
+        assert len(reruns) == 1, [str(m)[:300] for m in reruns]
+        # nothing stored and no draft: nothing written either (a stored draft is still restored, in a
+        # second run: tests/test_truth_browser.py, a tour being assembled survives a reload)
+        assert tab.page.evaluate("() => window.localStorage.getItem('abstract-atlas:tour-draft')") is None
+        assert not tab.errors, tab.errors
+    finally:
+        tab.close()
+
+
 def test_the_map_draws_every_point_and_labels_every_topic_without_overlap(tab, output_dir):
     tab.open("/?corpus=small")
     state = tab.page.evaluate(MAP)

@@ -28,9 +28,13 @@ def draft() -> list[Step]:
     return st.session_state.setdefault(DRAFT, [])
 
 
-#: Browser side of ``draft_store``: on the first render it reports what local storage holds; once
-#: the app has read that, every render writes the current draft there. A constant: the draft
-#: travels as data (compressed JSON, ``tours.encode``) and is never put into the page.
+#: Browser side of ``draft_store``. Until the app has heard from it, each render reads local storage
+#: and reports only when there is something to do: a stored draft to restore, or the session's
+#: draft to keep (written there at once). An empty store with no draft reports nothing, so a fresh
+#: tab runs its page once: a report reruns the whole page, and on a large corpus that meant a
+#: second run that sent the map's points again. Once the app has heard, every render writes the
+#: current draft there. A constant: the draft travels as data (compressed JSON, ``tours.encode``)
+#: and is never put into the page.
 STORE_JS = """
 export default function (component) {
   const { data, setStateValue } = component;
@@ -40,7 +44,9 @@ export default function (component) {
       if (data.draft) window.localStorage.setItem(key, data.draft);
       else window.localStorage.removeItem(key);
     } else {
-      setStateValue("stored", window.localStorage.getItem(key) || "");
+      const stored = window.localStorage.getItem(key) || "";
+      if (!stored && data && data.draft) window.localStorage.setItem(key, data.draft);
+      if (stored || (data && data.draft)) setStateValue("stored", stored);
     }
   } catch (error) {
     setStateValue("stored", "");
