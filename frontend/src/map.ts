@@ -86,7 +86,7 @@ export class AtlasMap {
   private renderer: PointRenderer | null = null;
   private placer: LabelPlacer;
   private ds: Dataset | null = null;
-  private grid: Grid | null = null;
+  private gridOf: Grid | null = null;
   private bounds: [number, number, number, number] = [0, 0, 1, 1];
   opts: MapOptions = { ...DEFAULTS };
   private cam: Camera = { cx: 0, cy: 0, scale: 1 };
@@ -202,7 +202,7 @@ export class AtlasMap {
     this.asked.clear();
     this.selection = null;
     this.topicIndex = new Map(ds.topics.map((t, i) => [t.id, i]));
-    this.grid = new Grid(ds.x, ds.y);
+    this.gridOf = null; // built on first use, or when the browser is idle after the first draw
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     for (let i = 0; i < ds.n; i++) {
       const a = ds.x[i], b = ds.y[i];
@@ -469,8 +469,21 @@ export class AtlasMap {
     if (this.renderer && this.ds && this.w) this.renderer.render(this.cam, this.w, this.h);
   }
 
+  /** The points' grid (hover, click, box and lasso, titles in view). Not built before the first
+   * draw: at a million points it took about 0.2 s of the first visit (benchmarks/bench_app_grown.py,
+   * 2 cores), spent before anything was drawn. Built on first use, or when the browser is idle
+   * after a draw. */
+  private get grid(): Grid | null {
+    if (!this.gridOf && this.ds) this.gridOf = new Grid(this.ds.x, this.ds.y);
+    return this.gridOf;
+  }
+
   private drawn(): void {
     if (!this.firstDrawnAt) this.firstDrawnAt = performance.now();
+    if (!this.gridOf) {
+      const idle: (go: () => void) => void = (window as any).requestIdleCallback ?? ((go: () => void) => window.setTimeout(go, 100));
+      idle(() => void this.grid);
+    }
     this.statusEl.hidden = true;
     const st = this.renderer!.stats;
     this.el.dataset.drawn = String(st.drawn);
