@@ -357,6 +357,7 @@ def grow_build(fixture: Path, texts: Path, dest: Path) -> None:
     papers = papers.astype({c: old[c].dtype for c in keep})
     papers[list(schema.PAPER_COLUMNS)].to_parquet(dest / schema.PAPERS, index=False)
     writer.write_paper_arrow(dest / schema.PAPERS_ARROW, papers)
+    writer.write_map(dest, papers, topics)  # the grown map's colours and spacing, as a build writes them
     dim = np.load(fixture / schema.EMBEDDINGS, mmap_mode="r").shape[1]
     emb = np.lib.format.open_memmap(dest / schema.EMBEDDINGS, mode="w+", dtype=np.float32, shape=(n, dim))
     dist = np.lib.format.open_memmap(

@@ -640,6 +640,44 @@ def test_topics_that_touch_on_the_map_never_share_a_colour(corpus):
     assert bars.data[0].marker.color == corpus.topic_colour(t)
 
 
+def test_the_maps_colours_and_spacing_come_from_the_build_and_equal_what_the_app_would_compute(
+    corpus, small_artifacts, tmp_path
+):
+    from pipeline.analysis.curation import Curation
+    from pipeline.formats.blobs import point_spacing
+
+    # The build wrote them (map.json), so that the map's first visitor does not wait for them ...
+    assert corpus.stored_map is not None
+    x, y, topic = corpus.xy[:, 0], corpus.xy[:, 1], corpus.papers["topic"].to_numpy()
+    assert corpus.colouring == palette.map_colouring(x, y, topic, corpus.topic_ids)
+    assert corpus.map_spacing == point_spacing(x, y) > 0
+    # ... and a build without the file (before it existed) draws the same map
+    copy_build(small_artifacts, "small", tmp_path, "old")
+    (tmp_path / "old" / schema.MAP).unlink()
+    old = data.load_corpus(tmp_path, "old")
+    assert old.stored_map is None and old.map_spacing is None
+    (new_head, new_arrays), (old_head, old_arrays) = (unpack(mapview.corpus_points(c).data) for c in (corpus, old))
+    assert {k: v for k, v in new_head.items() if k not in ("name", "id")} == {
+        k: v for k, v in old_head.items() if k not in ("name", "id")
+    }
+    for name, array in new_arrays.items():
+        np.testing.assert_array_equal(array, old_arrays[name])
+    # a file that does not name every topic's colour is not used
+    (tmp_path / "old" / schema.MAP).write_text('{"colours": {"0": "#000000"}, "touching": [], "clashes": []}')
+    assert data.load_corpus(tmp_path, "old").stored_map is None
+    (tmp_path / "old" / schema.MAP).write_text("not json")
+    assert data.load_corpus(tmp_path, "old").stored_map is None
+    # after topic edits the colours are computed again: a merge changes which topics touch
+    cur = Curation()
+    ids = corpus.topic_ids.tolist()
+    cur.merge(corpus.tables.topics, corpus.papers, [ids[0], ids[1]])
+    merged = data.with_edits(corpus, cur.edits, "k")
+    assert set(merged.colouring.colours) == set(merged.topic_ids.tolist()) != set(corpus.colouring.colours)
+    mx, my, mt = merged.xy[:, 0], merged.xy[:, 1], merged.papers["topic"].to_numpy()
+    assert merged.colouring == palette.map_colouring(mx, my, mt, merged.topic_ids)
+    assert merged.map_spacing == corpus.map_spacing  # no paper moved on the map
+
+
 def test_colouring_is_greedy_deterministic_and_says_when_the_palette_runs_out():
     # a ring of 21 topics, each touching the next: two colours would do, all sixteen are used before one repeats
     ring = {(i, (i + 1) % 21) if i < (i + 1) % 21 else ((i + 1) % 21, i): 10 for i in range(21)}

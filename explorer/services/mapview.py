@@ -30,8 +30,9 @@ def corpus_points(corpus: Corpus) -> blobs.Blob:
     """``blobs.points_blob`` of a loaded (curated) corpus."""
     synthetic = bool(corpus.manifest and corpus.manifest.synthetic)
     return blobs.points_blob(
-        corpus.name, corpus.papers, corpus.tables.topics, synthetic=synthetic, colours=corpus.colouring.colours
-    )
+        corpus.name, corpus.papers, corpus.tables.topics, synthetic=synthetic, colours=corpus.colouring.colours,
+        spacing=corpus.map_spacing,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ that had the same folder name.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -84,6 +85,8 @@ class Corpus:
     edits: tuple[dict, ...] = ()
     skipped_edits: tuple[dict, ...] = ()
     curation_error: str | None = None
+    #: The build's ``map.json`` (colours, touching topics, spacing), or None in builds before it.
+    stored_map: dict | None = field(default=None, repr=False)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -119,8 +122,20 @@ class Corpus:
     @cached_property
     def colouring(self) -> palette.Colouring:
         """The topics' colours (``palette.map_colouring``: touching topics never share one), the
-        same on the map, in every chart and in the offline export."""
+        same on the map, in every chart and in the offline export. The build computed them for its
+        own topics (``map.json``); after topic edits, or for a build without the file, they are
+        computed here from the same positions, by the same function."""
+        if self.stored_map is not None and not self.edits:
+            return palette.Colouring.from_dict(self.stored_map)
         return palette.map_colouring(self.xy[:, 0], self.xy[:, 1], self.papers["topic"].to_numpy(), self.topic_ids)
+
+    @property
+    def map_spacing(self) -> float | None:
+        """How close the closest papers lie on the map (``blobs.point_spacing``), from the build's
+        ``map.json``; None when the build has none (then measured when the map is drawn). Topic
+        edits move no paper on the map, so it holds for them too."""
+        value = (self.stored_map or {}).get("spacing")
+        return float(value) if value is not None else None
 
     def topic_colour(self, topic: int) -> str:
         """Topic ``topic``'s colour (grey for outliers)."""
@@ -218,6 +233,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     xy.setflags(write=False)
 
     terms = read_terms(folder)
+    stored_map = read_map(folder, topics)
     return Corpus(
         name=name,
         build_id=folder.name,
@@ -234,7 +250,20 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         topic_index=topic_index,
         _topic_pos=topic_pos,
         build_key=stamp,
+        stored_map=stored_map,
     )
+
+
+def read_map(folder: Path, topics: pd.DataFrame) -> dict | None:
+    """The build's ``map.json`` when it is there and names a colour for each of ``topics``' ids;
+    else None, and the app computes the same from the positions (the file holds nothing else)."""
+    try:
+        data = json.loads((folder / schema.MAP).read_text(encoding="utf-8"))
+        palette.Colouring.from_dict(data)
+        ids = {str(int(t)) for t in topics["topic"] if int(t) >= 0}
+        return data if set(data["colours"]) == ids else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 # ------------------------------------------------------------------------------------------

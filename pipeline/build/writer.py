@@ -23,6 +23,7 @@ from pipeline.analysis import bm25
 from pipeline.build.results import TopicResult
 from pipeline.core import artifacts, schema
 from pipeline.core.topic_tables import TopicTables
+from pipeline.formats import blobs, palette
 
 #: Packages whose versions the manifest records: those that change the topics or the map (igraph's
 #: Leiden for the graph clustering, pynndescent's approximate kNN graph), the embedding and the files.
@@ -93,6 +94,7 @@ def write_tables(
     table = paper_table(papers, result)
     table.to_parquet(folder / schema.PAPERS, index=False)
     write_paper_arrow(folder / schema.PAPERS_ARROW, table)
+    write_map(folder, table, result.tables.topics["topic"])
     del table
     write_topic_tables(folder, result.tables)
     trends = result.trends
@@ -104,6 +106,16 @@ def write_tables(
     if not (folder / schema.EMBEDDINGS).exists():  # written already by ``save_embeddings``
         np.save(folder / schema.EMBEDDINGS, np.asarray(embeddings, dtype=np.float32), allow_pickle=False)
     result.model.save(folder / schema.BERTOPIC_DIR)
+
+
+def write_map(folder: Path, table: pd.DataFrame, topic_ids) -> None:
+    """``map.json``: the topics' colours and which touch (``palette.map_colouring``) and the papers'
+    spacing (``blobs.point_spacing``), from the positions the app reads (float32, papers.parquet's
+    ``x, y``), so that the app's first visitor does not wait for them (about 2 s at a million papers)."""
+    x = table["x"].to_numpy(dtype=np.float32)
+    y = table["y"].to_numpy(dtype=np.float32)
+    colouring = palette.map_colouring(x, y, table["topic"].to_numpy(), topic_ids)
+    artifacts.write_json(folder / schema.MAP, {**colouring.to_dict(), "spacing": blobs.point_spacing(x, y)})
 
 
 def write_topic_tables(folder: Path, tables: TopicTables) -> None:

@@ -29,6 +29,7 @@ TOPIC_SIMILARITY = "topic_similarity.npy"
 TOPIC_DISTRIBUTION = "topic_distribution.npy"
 BERTOPIC_DIR = "bertopic"
 KEYWORD_INDEX = "keyword_index"
+MAP = "map.json"
 
 #: Every file (or folder) of a built corpus, with what it holds. Documented in the README.
 FILES: dict[str, str] = {
@@ -54,6 +55,11 @@ FILES: dict[str, str] = {
     KEYWORD_INDEX: "the keyword search's BM25 index of papers.model_text (bm25s's own files: the score matrix as .npy "
     "arrays the app memory-maps, vocabulary and parameters as JSON) and meta.json with its version, tokeniser and "
     "paper count; rebuilt by every build, including one that adds papers",
+    MAP: "what the map draws besides the papers, computed once by the build instead of by the app's first "
+    "visitor: the topics' colours (touching topics never share one, `pipeline.formats.palette.map_colouring`), "
+    "the pairs of topics that touch on the map with their links, and `spacing`, how close the closest papers lie "
+    "(the map's zoom bound, `pipeline.formats.blobs.point_spacing`); the app computes them itself for builds "
+    "without it and after topic edits",
 }
 
 #: Columns of papers.parquet, in order, with their meaning.

@@ -147,6 +147,7 @@ def points_blob(
     *,
     synthetic: bool = False,
     colours: Mapping[int, str] | None = None,
+    spacing: float | None = None,
 ) -> Blob:
     """The points of a corpus: positions, topic of each paper, flags, and the topics' labels.
 
@@ -160,6 +161,8 @@ def points_blob(
         synthetic: the corpus is generated benchmark data (the map says so on its PNG).
         colours: topic id -> colour, when already known (``Corpus.colouring``); else computed
             here from the papers' positions (``palette.map_colouring``, the same function).
+        spacing: ``point_spacing`` of the papers' positions, when already known (the build's
+            ``map.json``); else measured here.
     """
     ids = topics["topic"].astype(int).to_numpy()
     if len(ids) > MAX_TOPICS:
@@ -204,7 +207,7 @@ def points_blob(
         outlier=palette.OUTLIER,
         context=palette.CONTEXT,
         ink=palette.INK,
-        spacing=point_spacing(x, y),
+        spacing=point_spacing(x, y) if spacing is None else float(spacing),
     )
 
 

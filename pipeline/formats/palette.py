@@ -107,6 +107,24 @@ class Colouring:
             f"than the colour-blind-safe palette has colours ({len(PALETTE)}). Their labels tell them apart."
         )
 
+    def to_dict(self) -> dict:
+        """As JSON (``map.json``, written by the build): colours by topic id, touching pairs with
+        their links, clashes."""
+        return {
+            "colours": {str(t): c for t, c in sorted(self.colours.items())},
+            "touching": [[a, b, n] for (a, b), n in sorted(self.touching.items())],
+            "clashes": [list(pair) for pair in self.clashes],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> Colouring:
+        """The inverse of ``to_dict``."""
+        return cls(
+            {int(t): str(c) for t, c in data["colours"].items()},
+            {(int(a), int(b)): int(n) for a, b, n in data["touching"]},
+            tuple((int(a), int(b)) for a, b in data["clashes"]),
+        )
+
 
 def topic_links(
     x, y, topic, *, k: int = TOUCH_NEIGHBOURS, max_points: int = TOUCH_MAX_POINTS
