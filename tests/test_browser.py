@@ -227,20 +227,23 @@ def test_a_fresh_tab_runs_its_page_once(browser, server):
     # tour draft's store did, with nothing stored) made every fresh tab run its page twice.
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
-    tab = Tab(browser, server)
-    sent: list[bytes] = []
-    tab.page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(p if isinstance(p, bytes) else b"")))
-    try:
-        tab.open("/?corpus=small")
-        assert tab.page.evaluate(MAP)["drawn"] == 137
-        reruns = [m for m in (BackMsg.FromString(p) for p in sent if p) if m.WhichOneof("type") == "rerun_script"]
-        assert len(reruns) == 1, [str(m)[:300] for m in reruns]
-        # nothing stored and no draft: nothing written either (a stored draft is still restored, in a
-        # second run: tests/test_truth_browser.py, a tour being assembled survives a reload)
-        assert tab.page.evaluate("() => window.localStorage.getItem('abstract-atlas:tour-draft')") is None
-        assert not tab.errors, tab.errors
-    finally:
-        tab.close()
+    for path in ("/?corpus=small", "/topics?corpus=small", "/search?corpus=small&q=learning"):
+        tab = Tab(browser, server)
+        sent: list[bytes] = []
+        tab.page.on("websocket", lambda ws, sent=sent: ws.on("framesent", lambda frame: sent.append(frame or b"")))
+        try:
+            tab.open(path)
+            if path.startswith("/?"):
+                assert tab.page.evaluate(MAP)["drawn"] == 137
+            messages = [BackMsg.FromString(p) for p in sent if isinstance(p, bytes) and p]
+            reruns = [m for m in messages if m.WhichOneof("type") == "rerun_script"]
+            assert len(reruns) == 1, (path, [str(m)[:300] for m in reruns])
+            # nothing stored and no draft: nothing written either (a stored draft is still restored,
+            # in a second run: tests/test_truth_browser.py, a tour being assembled survives a reload)
+            assert tab.page.evaluate("() => window.localStorage.getItem('abstract-atlas:tour-draft')") is None
+            assert not tab.errors, tab.errors
+        finally:
+            tab.close()
 
 
 def test_the_map_draws_every_point_and_labels_every_topic_without_overlap(tab, output_dir):
