@@ -28,13 +28,14 @@ def draft() -> list[Step]:
     return st.session_state.setdefault(DRAFT, [])
 
 
-#: Browser side of ``draft_store``. Until the app has heard from it, each render reads local storage
-#: and reports only when there is something to do: a stored draft to restore, or the session's
-#: draft to keep (written there at once). An empty store with no draft reports nothing, so a fresh
-#: tab runs its page once: a report reruns the whole page, and on a large corpus that meant a
-#: second run that sent the map's points again. Once the app has heard, every render writes the
-#: current draft there. A constant: the draft travels as data (compressed JSON, ``tours.encode``)
-#: and is never put into the page.
+#: Browser side of ``draft_store``. It writes the session's draft to local storage once the session
+#: has one (``write``), and removes it when the session empties it. Before that it only reads, and
+#: reports a stored draft (from a reload or another tab) for the app to restore. It reports
+#: nothing else: a report reruns the whole page. When it also reported an empty store, every fresh
+#: tab ran its page twice (on a large corpus, sending the map's points again), and a report made
+#: when the first step was added could land after the reader had moved to another page. A
+#: constant: the draft travels as data (compressed JSON, ``tours.encode``) and is never put into the
+#: page.
 STORE_JS = """
 export default function (component) {
   const { data, setStateValue } = component;
@@ -44,12 +45,11 @@ export default function (component) {
       if (data.draft) window.localStorage.setItem(key, data.draft);
       else window.localStorage.removeItem(key);
     } else {
-      const stored = window.localStorage.getItem(key) || "";
-      if (!stored && data && data.draft) window.localStorage.setItem(key, data.draft);
-      if (stored || (data && data.draft)) setStateValue("stored", stored);
+      const stored = window.localStorage.getItem(key);
+      if (stored) setStateValue("stored", stored);
     }
   } catch (error) {
-    setStateValue("stored", "");
+    // local storage refused (a private window, a policy): the draft lives in the session only
   }
 }
 """
@@ -63,8 +63,10 @@ def _store_component():
 def draft_store() -> None:
     """Keep the tour being assembled in the browser's local storage, so that a reload (or a new
     tab) finds it again; restore it from there when this session has none."""
-    restored = st.session_state.get("_tour_draft_restored", False)
     steps = draft()
+    if steps:  # this session's draft is the one kept from now on (also when the reader empties it)
+        st.session_state["_tour_draft_restored"] = True
+    restored = st.session_state.get("_tour_draft_restored", False)
     blob = (
         tours.encode(Tour(name=tours.slug(st.session_state.get(DRAFT_NAME) or "") or "tour", steps=tuple(steps)))
         if steps
