@@ -97,12 +97,23 @@ def rss_mb(pid: int) -> dict:
     return {k: round(v) for k, v in out.items()}
 
 
-async def in_browser(art: Path, n: int) -> dict:
+def drop_page_cache() -> None:
+    """Empty the kernel's page cache (root only), as after a reboot: every file is read from disk again."""
+    subprocess.run(["sync"], check=True)
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError as e:
+        raise SystemExit(f"--cold needs root to empty the page cache (/proc/sys/vm/drop_caches): {e}") from e
+
+
+async def in_browser(art: Path, n: int, cold: bool = False) -> dict:
     from playwright.async_api import async_playwright
 
     out: dict = {}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        if cold:
+            drop_page_cache()
         server, base = start_server(art, [sys.executable, str(ROOT / "tests" / "serve_app.py")])
         try:
             out["server_idle_mb"] = rss_mb(server.pid)
@@ -139,15 +150,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--papers", type=int, default=1_000_000)
     ap.add_argument("--work", type=Path, default=Path("/tmp/app-grown"))
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="empty the page cache (root only) before the server code and before the app's server starts, "
+        "as after a reboot; without it the build's files are usually still cached from the last run",
+    )
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     art = make(args.work, args.papers)
     code = SERVER_CODE.format(root=str(ROOT), art=str(art), name=NAME, queries=QUERIES)
+    if args.cold:
+        drop_page_cache()
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-3000:])
-    res: dict = {"server_code": json.loads(proc.stdout.strip().splitlines()[-1])}
-    res["browser"] = asyncio.run(in_browser(art, res["server_code"]["papers"]))
+    res: dict = {"page_cache": "emptied before each part" if args.cold else "as found"}
+    res["server_code"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    res["browser"] = asyncio.run(in_browser(art, res["server_code"]["papers"], cold=args.cold))
     res["load_average"] = Path("/proc/loadavg").read_text().split()[:3]
     b = res["browser"]
     res["verdicts"] = {

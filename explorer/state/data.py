@@ -86,7 +86,7 @@ class Corpus:
     skipped_edits: tuple[dict, ...] = ()
     curation_error: str | None = None
     #: The build's ``map.json`` (colours, touching topics, spacing), or None in builds before it.
-    stored_map: dict | None = field(default=None, repr=False)
+    stored_map: StoredMap | None = field(default=None, repr=False)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -126,7 +126,7 @@ class Corpus:
         own topics (``map.json``); after topic edits, or for a build without the file, they are
         computed here from the same positions, by the same function."""
         if self.stored_map is not None and not self.edits:
-            return palette.Colouring.from_dict(self.stored_map)
+            return self.stored_map.colouring
         return palette.map_colouring(self.xy[:, 0], self.xy[:, 1], self.papers["topic"].to_numpy(), self.topic_ids)
 
     @property
@@ -134,8 +134,7 @@ class Corpus:
         """How close the closest papers lie on the map (``blobs.point_spacing``), from the build's
         ``map.json``; None when the build has none (then measured when the map is drawn). Topic
         edits move no paper on the map, so it holds for them too."""
-        value = (self.stored_map or {}).get("spacing")
-        return float(value) if value is not None else None
+        return self.stored_map.spacing if self.stored_map is not None else None
 
     def topic_colour(self, topic: int) -> str:
         """Topic ``topic``'s colour (grey for outliers)."""
@@ -254,16 +253,26 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     )
 
 
-def read_map(folder: Path, topics: pd.DataFrame) -> dict | None:
+@dataclass(frozen=True)
+class StoredMap:
+    """The build's ``map.json``, read: the topics' colours and the papers' spacing on the map
+    (``blobs.point_spacing``; None when the file does not say)."""
+
+    colouring: palette.Colouring
+    spacing: float | None
+
+
+def read_map(folder: Path, topics: pd.DataFrame) -> StoredMap | None:
     """The build's ``map.json`` when it is there and names a colour for each of ``topics``' ids;
     else None, and the app computes the same from the positions (the file holds nothing else)."""
     try:
         data = json.loads((folder / schema.MAP).read_text(encoding="utf-8"))
-        palette.Colouring.from_dict(data)
-        ids = {str(int(t)) for t in topics["topic"] if int(t) >= 0}
-        return data if set(data["colours"]) == ids else None
-    except (OSError, ValueError, KeyError, TypeError):
+        colouring = palette.Colouring.from_dict(data)
+        spacing = None if data.get("spacing") is None else float(data["spacing"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+    ids = {int(t) for t in topics["topic"] if int(t) >= 0}
+    return StoredMap(colouring, spacing) if set(colouring.colours) == ids else None
 
 
 # ------------------------------------------------------------------------------------------
