@@ -30,7 +30,9 @@ topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``smo
 the final kNN smoothing), ``ward`` / ``average`` (the consensus merge by Ward's method, the
 default since CLUSTER_VERSION 8, or by average linkage as before), ``novote`` (border papers
 by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``),
-``generic`` / ``nogeneric`` (labels may or may not be phrases of generic words where nothing else
+``giantX`` (no merge makes a topic of more than X of the core papers, ``pipeline.model.cluster_consensus.GIANT_SHARE``;
+0.25 by default since CLUSTER_VERSION 9: the ``base`` rows of the IJCAI years and of
+2026-12-03 before are without it), ``generic`` / ``nogeneric`` (labels may or may not be phrases of generic words where nothing else
 names half of a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
@@ -40,7 +42,8 @@ rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` 
 Corpora ``iclr2021``, ``neurips2021``, ``iclr2020`` and ``neurips2020`` are held out: no setting
 was chosen on them before they were first measured (2026-12-02). The generic phrases were then
 found on NeurIPS 2021's labels and corrected on NeurIPS 2020's; nothing was chosen on the two ICLR
-years.
+years. ``ijcai2020`` ... ``ijcai2024`` are one year of IJCAI each, with the areas its authors chose
+(the papers of ``ijcai``, so not held out; measured from 2026-12-03).
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
     .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\
@@ -92,6 +95,12 @@ CORPORA = {
     "neurips2021": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2021]),
     "iclr2020": (DATA / "iclr-2018-2022-submissions.jsonl.gz", lambda d: d[d["year"].astype(str) == "2020"]),
     "neurips2020": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2020]),
+    # one year of IJCAI with the areas its authors chose (590-790 labelled papers): the size and the
+    # kind of corpus the product is scored on; the same papers as "ijcai", cut by year
+    **{
+        f"ijcai{year}": (DATA / "ijcai2020-2024-primary-area.jsonl.gz", lambda d, y=year: d[d["year"].astype(int) == y])
+        for year in range(2020, 2025)
+    },
 }
 
 
@@ -127,6 +136,7 @@ NUMBERED = {
     "core": (cluster_consensus, "CORE_SHARE", float),
     "share": (cluster_consensus, "RUN_SHARE", lambda v: int(v) / 100),
     "smooth": (C, "SMOOTH_ROUNDS", int),
+    "giant": (cluster_consensus, "GIANT_SHARE", float),
 }
 FLAGS = {
     "cap": (cluster_consensus, "CAP_LARGE", True),
