@@ -508,3 +508,20 @@ def test_ward_merge_weighs_papers_and_breaks_ties_by_order():
     square = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     assert ward_merge(square, np.ones(4), 3).tolist() == [0, 0, 1, 2]
     assert ward_merge(square, np.ones(4), 1).tolist() == [0, 0, 0, 0]
+
+
+def test_ward_merge_makes_no_group_above_its_size_limit():
+    """The limit skips a merge that would make too heavy a group and takes the next cheapest; below
+    the limit, or without one, the merge is Ward's as before."""
+    from pipeline.model.cluster_consensus import ward_merge
+
+    # four groups on a line, the two middle ones close: Ward's joins them first, then the outer
+    # ones; a limit of half the papers forbids the middle group from taking in more
+    line = np.array([[0.0], [10.0], [11.0], [21.0]])
+    sizes = np.array([10.0, 20.0, 20.0, 10.0])
+    assert ward_merge(line, sizes, 2).tolist() == [0, 0, 0, 1]
+    assert ward_merge(line, sizes, 2, max_size=40.0).tolist() == [0, 1, 1, 0]  # the outer ones join
+    # a limit no merge reaches changes nothing
+    assert ward_merge(line, sizes, 2, max_size=60.0).tolist() == ward_merge(line, sizes, 2).tolist()
+    # a limit nothing can meet: the merge stops with more groups than asked, never a heavier one
+    assert len(np.unique(ward_merge(line, sizes, 1, max_size=40.0))) == 2

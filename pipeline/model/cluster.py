@@ -25,7 +25,7 @@ from pipeline.model.cluster_params import ResolvedClusterParams, resolve_params
 from pipeline.model.cluster_refine import canonical_labels, merge_to, reassign_outliers, refine, smooth
 
 #: Bump when the clustering's output for the same inputs and params changes.
-CLUSTER_VERSION = 8  # 8: Ward's merge on the runs' agreement (7: papers placed by the runs' vote)
+CLUSTER_VERSION = 9  # 9: no merge makes a topic of more than a quarter of the core papers (8: Ward's merge)
 
 
 @dataclass(frozen=True)
