@@ -57,7 +57,7 @@ def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterPara
     4. Each run's micro topics are merged to ``p.n_topics`` (average linkage on the cosine of their
        mean embeddings, :func:`merge_to`); the consensus micro topics are then merged by how often
        those runs put their papers in one topic (evidence accumulation), with Ward's method
-       (:func:`merge_by_agreement`, :data:`MERGE_WARD`).
+       (:func:`merge_by_agreement`, :data:`MERGE_WARD`), no topic above :data:`GIANT_SHARE`.
     5. ``voted``: each paper joins the merged topic whose core papers the runs' merged topics held
        it with most (:func:`vote_topics`), border papers included.
     """
