@@ -42,7 +42,9 @@ rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` 
 Corpora ``iclr2021``, ``neurips2021``, ``iclr2020`` and ``neurips2020`` are held out: no setting
 was chosen on them before they were first measured (2026-12-02). The generic phrases were then
 found on NeurIPS 2021's labels and corrected on NeurIPS 2020's; nothing was chosen on the two ICLR
-years. ``ijcai2020`` ... ``ijcai2024`` are one year of IJCAI each, with the areas its authors chose
+years. ``neurips2016``, ``neurips2017``, ``neurips2018``, ``iclr2018`` and ``iclr2019`` are held
+out too, smaller one-year conferences (567-1,419 papers, first measured 2026-12-03; ``div2.0`` was
+screened on them, nothing chosen). ``ijcai2020`` ... ``ijcai2024`` are one year of IJCAI each, with the areas its authors chose
 (the papers of ``ijcai``, so not held out; measured from 2026-12-03).
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
@@ -95,6 +97,18 @@ CORPORA = {
     "neurips2021": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2021]),
     "iclr2020": (DATA / "iclr-2018-2022-submissions.jsonl.gz", lambda d: d[d["year"].astype(str) == "2020"]),
     "neurips2020": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2020]),
+    # held out, smaller one-year conferences (567-1,419 papers; first measured 2026-12-03)
+    **{
+        f"neurips{year}": (DATA / "neurips-1987-2023.jsonl.gz", lambda d, y=year: d[d["year"].astype(int) == y])
+        for year in (2016, 2017, 2018)
+    },
+    **{
+        f"iclr{year}": (
+            DATA / "iclr-2018-2022-submissions.jsonl.gz",
+            lambda d, y=year: d[d["year"].astype(str) == str(y)],
+        )
+        for year in (2018, 2019)
+    },
     # one year of IJCAI with the areas its authors chose (590-790 labelled papers): the size and the
     # kind of corpus the product is scored on; the same papers as "ijcai", cut by year
     **{
