@@ -30,10 +30,10 @@ topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``smo
 the final kNN smoothing), ``ward`` / ``average`` (the consensus merge by Ward's method, the
 default since CLUSTER_VERSION 8, or by average linkage as before), ``novote`` (border papers
 by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``),
-``giantX`` (no merge makes a topic of more than X of the core papers, ``pipeline.model.cluster_consensus.GIANT_SHARE``;
-0.25 by default since CLUSTER_VERSION 9: the ``base`` rows of the IJCAI years and of
-2026-12-03 before are without it), ``generic`` / ``nogeneric`` (labels may or may not be phrases of generic words where nothing else
-names half of a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
+``giantX`` (no merge makes a topic of more than X of the core papers,
+``pipeline.model.cluster_consensus.GIANT_SHARE``; 0.25 by default since CLUSTER_VERSION 9: the
+``base`` rows of the IJCAI years and of 2026-12-03 before are without it), ``generic`` /
+``nogeneric`` (labels may or may not be phrases of generic words where nothing else names half of a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -44,8 +44,9 @@ was chosen on them before they were first measured (2026-12-02). The generic phr
 found on NeurIPS 2021's labels and corrected on NeurIPS 2020's; nothing was chosen on the two ICLR
 years. ``neurips2016``, ``neurips2017``, ``neurips2018``, ``iclr2018`` and ``iclr2019`` are held
 out too, smaller one-year conferences (567-1,419 papers, first measured 2026-12-03; ``div2.0`` was
-screened on them, nothing chosen). ``ijcai2020`` ... ``ijcai2024`` are one year of IJCAI each, with the areas its authors chose
-(the papers of ``ijcai``, so not held out; measured from 2026-12-03).
+screened on them, nothing chosen). ``ijcai2020`` ... ``ijcai2024`` are one year of IJCAI each,
+with the areas its authors chose (the papers of ``ijcai``, so not held out; measured from
+2026-12-03).
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
     .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\

@@ -515,8 +515,9 @@ def test_ward_merge_makes_no_group_above_its_size_limit():
     the limit, or without one, the merge is Ward's as before."""
     from pipeline.model.cluster_consensus import ward_merge
 
-    # four groups on a line, the two middle ones close: Ward's joins them first, then the outer
-    # ones; a limit of half the papers forbids the middle group from taking in more
+    # four groups on a line, the two middle ones close: Ward's joins them first, then takes the
+    # left one in (a tie with the right one: the first pair first); with a limit of 40 papers the
+    # middle group cannot grow, and the two outer ones join instead
     line = np.array([[0.0], [10.0], [11.0], [21.0]])
     sizes = np.array([10.0, 20.0, 20.0, 10.0])
     assert ward_merge(line, sizes, 2).tolist() == [0, 0, 0, 1]

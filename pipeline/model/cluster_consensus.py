@@ -215,8 +215,8 @@ def merge_by_agreement(
     method merges them (:func:`ward_merge`): a merge costs what it adds to the papers' spread
     around their topic, so two large groups the runs only sometimes join stay apart where a small
     one is taken in; no merge makes a topic of more than :data:`GIANT_SHARE` of the core papers
-    (the next cheapest is made instead). Otherwise average linkage on ``1 - agreement`` merges them. Micro topics are
-    few (about 2.6 per topic), so the matrices are small.
+    (the next cheapest is made instead). Otherwise average linkage on ``1 - agreement`` merges
+    them. Micro topics are few (about 2.6 per topic), so the matrices are small.
 
     Args:
         micro: int ``(n,)`` micro topic per paper, ``-1`` for none.
