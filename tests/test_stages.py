@@ -526,3 +526,16 @@ def test_ward_merge_makes_no_group_above_its_size_limit():
     assert ward_merge(line, sizes, 2, max_size=60.0).tolist() == ward_merge(line, sizes, 2).tolist()
     # a limit nothing can meet: the merge stops with more groups than asked, never a heavier one
     assert len(np.unique(ward_merge(line, sizes, 1, max_size=40.0))) == 2
+
+
+def test_the_size_limit_never_stops_a_merge_to_few_topics():
+    """Asked for 2 topics, four micro topics of 10 papers each become two of 20 (50%, above the
+    quarter the limit allows a topic of a conference-sized clustering)."""
+    from pipeline.model.cluster_consensus import GIANT_SHARE, merge_by_agreement
+
+    assert GIANT_SHARE is not None and GIANT_SHARE < 0.5
+    micro = np.repeat(np.arange(4), 10)
+    final = np.repeat(np.arange(2), 20)  # the runs put micro topics 0 and 1, and 2 and 3, together
+    merged = merge_by_agreement(micro, [final, final, final], 2)
+    assert len(np.unique(merged)) == 2
+    assert (merged[:20] == merged[0]).all() and (merged[20:] == merged[20]).all()
