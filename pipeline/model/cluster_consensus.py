@@ -239,8 +239,8 @@ def merge_by_agreement(
     np.fill_diagonal(distance, 0.0)
     counts = np.bincount(rows, minlength=len(ids)).astype(np.float64)
     if MERGE_WARD and MERGE_CUT is None:
-        # each micro topic a point whose dot products are the agreement, weighed by its papers
-        # never under twice the mean topic's share: a corpus asked for few topics (``--topics 3``) gets them
+        # each micro topic a point whose dot products are the agreement, weighed by its papers; the
+        # size limit never under twice the mean topic's share (``--topics 3`` gives three topics)
         limit = None if GIANT_SHARE is None else max(GIANT_SHARE, 2.0 / max(k, 1)) * counts.sum()
         groups = ward_merge(np.hstack(shares) / np.sqrt(len(finals)), counts, k, max_size=limit)
     else:  # average linkage, to k topics or (MERGE_CUT) while most runs put the two groups together
@@ -280,9 +280,10 @@ MERGE_WARD = True
 #: No merge of Ward's makes a topic of more than this share of the core papers (None: no limit):
 #: a quarter of a conference in one topic is a grab bag, not a subject. Set before measuring, not
 #: tuned. Below 8 topics (only when asked for: √N/2.3 is 10 at 500 papers) the limit is twice the
-#: mean topic's share instead, so that ``--topics 3`` gives three topics. On 15 corpora, seeds 0-5, it changed no full-corpus clustering and one of 90 clusterings
-#: of 90% samples, one year of IJCAI where the runs joined vision, learning and language papers
-#: into a topic of 35% (EVALUATION.md, "One year of IJCAI, with its authors' areas").
+#: mean topic's share instead, so that ``--topics 3`` gives three topics. On 15 corpora, seeds
+#: 0-5, it changed no full-corpus clustering and one of 90 clusterings of 90% samples, one year of
+#: IJCAI where the runs joined vision, learning and language papers into a topic of 35%
+#: (EVALUATION.md, "One year of IJCAI, with its authors' areas").
 GIANT_SHARE: float | None = 0.25
 #: Decimals Ward's merge costs are rounded to, so that near-equal costs are equal on every
 #: processor and the tie goes to the first pair.
