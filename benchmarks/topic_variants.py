@@ -33,7 +33,8 @@ by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_co
 ``giantX`` (no merge makes a topic of more than X of the core papers,
 ``pipeline.model.cluster_consensus.GIANT_SHARE``; 0.25 by default since CLUSTER_VERSION 9: the
 ``base`` rows of the IJCAI years and of 2026-12-03 before are without it), ``generic`` /
-``nogeneric`` (labels may or may not be phrases of generic words where nothing else names half of a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
+``nogeneric`` (labels may or may not be phrases of generic words where nothing else names half of
+a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
