@@ -261,6 +261,22 @@ def test_labels_reject_verbs_predicates_and_adverbs():
     assert {"reduces", "exponentially", "biased"}.isdisjoint(parts), parts
 
 
+def test_labels_reject_a_phrase_that_starts_with_a_verb():
+    # "learn visual" (ICLR 2018 once named a topic "images and learn visual") follows "to" or an
+    # adverb ("jointly": the papers also write "joint") in every use: a verb and the first word of
+    # its object, not a subject; "visual concepts", after "to" in one use of three ("robust to
+    # visual concepts"), is a noun.
+    docs = [
+        f"We propose to learn visual and textual features {i}. Agents jointly learn visual and spatial skills. Models "
+        f"robust to visual concepts. Visual concepts in scenes. New visual concepts in a joint model."
+        for i in range(6)
+    ]
+    topic = _topic(docs, [("learn visual", 1.0), ("visual concepts", 0.6)], keybert=["learn visual"])
+    cands = [t for t, _ in candidate_terms(topic)]
+    assert "learn visual" not in cands and "visual concepts" in cands, cands
+    assert "learn visual" not in make_labels({0: topic})[0], make_labels({0: topic})
+
+
 def test_a_label_does_not_name_one_subject_twice_in_two_forms():
     # a word and its relative by an ending are one word to the labeller: the second part of
     # "A and B" must add a subject, not repeat the first ("spiking neural networks and spike")
