@@ -27,7 +27,9 @@ Leiden run sees NN% of the papers, ``pipeline.model.cluster_consensus.RUN_SHARE`
 5,000 papers, ``pipeline.model.cluster_params.RUNS_FULL``), ``iterN`` (Leiden iterations), ``divX``
 (√N/X topics), ``cutX`` (the merge stops at agreement distance X), ``microX`` (micro topics per
 topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``smoothN`` (rounds of
-the final kNN smoothing), ``ward`` / ``average`` (the consensus merge by Ward's method, the
+the final kNN smoothing), ``gsmooth`` (the graph clustering smoothed by default, as before
+CLUSTER_VERSION 10, ``pipeline.model.cluster_params.GRAPH_SMOOTH``; ``base`` rows before the
+``smooth0`` rows of 2026-12-03 are with it, ``smooth0`` rows are today's default), ``ward`` / ``average`` (the consensus merge by Ward's method, the
 default since CLUSTER_VERSION 8, or by average linkage as before), ``novote`` (border papers
 by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``),
 ``giantX`` (no merge makes a topic of more than X of the core papers,
@@ -161,6 +163,7 @@ FLAGS = {
     "nogeneric": (labels_module, "GENERIC_PHRASES", False),
     "ward": (cluster_consensus, "MERGE_WARD", True),
     "average": (cluster_consensus, "MERGE_WARD", False),
+    "gsmooth": (cluster_params, "GRAPH_SMOOTH", True),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

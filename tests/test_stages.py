@@ -150,6 +150,10 @@ def test_cluster_params_adapt_to_corpus_size():
     assert (small.n_topics, resolve_params(ClusterParams(), 3_281).n_topics, large.n_topics) == (6, 25, 59)
     assert resolve_params(ClusterParams(min_cluster_size=7), 10_000).min_cluster_size == 7
     assert resolve_params(ClusterParams(smooth_k=0), 10_000).smooth_k == 0
+    # the graph clustering's runs' vote places its border papers: no smoothing unless asked for
+    assert resolve_params(ClusterParams(), 10_000).smooth_k == 0
+    assert resolve_params(ClusterParams(smooth_k=7), 10_000).smooth_k == 7
+    assert resolve_params(ClusterParams(method="hdbscan"), 10_000).smooth_k == 15
 
 
 def test_smoothing_takes_the_neighbourhood_majority():

@@ -301,7 +301,7 @@ class ClusterParams(_Checked):
         n_topics: number of topics the micro topics are merged down to (agglomerative: the
             number of clusters); None adapts (sqrt(n)/2.3: 25 topics at 3,281 papers).
         smooth_k: neighbours in one round of majority-vote smoothing of the topic borders; None
-            adapts, 0 turns it off.
+            adapts (off for ``graph``, whose runs' vote places the border papers), 0 turns it off.
         reassign_outliers: place papers clustering left out (border papers) into a topic, kept
             as a flag per paper: with ``graph`` the topic the runs grouped them with most, else
             their nearest topic. Off keeps them as topic -1.
@@ -317,7 +317,7 @@ class ClusterParams(_Checked):
         "min_samples": Allowed(int, low=1, optional=True, unset="adapts to min_cluster_size"),
         "selection": Allowed(str, choices=HDBSCAN_SELECTIONS),
         "n_topics": Allowed(int, low=1, optional=True, unset="adapts to the corpus size"),
-        "smooth_k": Allowed(int, low=0, high=1000, optional=True, unset="adapts to min_cluster_size"),
+        "smooth_k": Allowed(int, low=0, high=1000, optional=True, unset="adapts to min_cluster_size; off for graph"),
         "reassign_outliers": Allowed(bool),
     }
 

@@ -25,7 +25,7 @@ from pipeline.model.cluster_params import ResolvedClusterParams, resolve_params
 from pipeline.model.cluster_refine import canonical_labels, merge_to, reassign_outliers, refine, smooth
 
 #: Bump when the clustering's output for the same inputs and params changes.
-CLUSTER_VERSION = 9  # 9: no merge makes a topic of more than a quarter of the core papers (8: Ward's merge)
+CLUSTER_VERSION = 10  # 10: no smoothing after the graph clustering's vote (9: the size guard; 8: Ward's merge)
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,8 @@ def cluster(
     Papers left out (border papers, HDBSCAN's noise; flagged in ``raw_outlier``) are placed: with
     ``graph``, every paper joins the topic whose core papers the Leiden runs grouped it with most
     (:func:`pipeline.model.cluster_consensus.vote_topics`); otherwise they go to the most similar
-    merged topic. One round of kNN majority vote then smooths the borders. Measured against
+    merged topic. With the other methods one round of kNN majority vote then smooths the borders
+    (the graph clustering's runs already voted: ``cluster_params.GRAPH_SMOOTH``). Measured against
     alternatives in benchmarks/results/stability.md, clustering-tuning.md and EVALUATION.md.
 
     Args:
