@@ -49,7 +49,8 @@ years. ``neurips2016``, ``neurips2017``, ``neurips2018``, ``iclr2018`` and ``icl
 out too, smaller one-year conferences (567-1,419 papers, first measured 2026-12-03; ``div2.0`` was
 screened on them, nothing chosen). ``ijcai2020`` ... ``ijcai2024`` are one year of IJCAI each,
 with the areas its authors chose (the papers of ``ijcai``, so not held out; measured from
-2026-12-03).
+2026-12-03). ``neurips-all`` is the whole NeurIPS file (18,661 papers, 1987-2023: the decades case;
+measured from 2026-12-03).
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
     .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\
@@ -96,6 +97,8 @@ CORPORA = {
     "ijcai": (DATA / "ijcai2020-2024-primary-area.jsonl.gz", None),
     "ijcai-fine": (RESEARCH / "ijcai-fine.jsonl.gz", None),
     "neurips-kw": (RESEARCH / "neurips-kw.jsonl.gz", None),
+    # 37 years of one conference (18,661 papers): the "decades" case, measured from 2026-12-03
+    "neurips-all": (DATA / "neurips-1987-2023.jsonl.gz", None),
     # held out: one-year conferences no setting was chosen on (first measured 2026-12-02)
     "iclr2021": (DATA / "iclr-2018-2022-submissions.jsonl.gz", lambda d: d[d["year"].astype(str) == "2021"]),
     "neurips2021": (DATA / "neurips-1987-2023.jsonl.gz", lambda d: d[d["year"].astype(int) == 2021]),
