@@ -28,9 +28,10 @@ Leiden run sees NN% of the papers, ``pipeline.model.cluster_consensus.RUN_SHARE`
 (√N/X topics), ``cutX`` (the merge stops at agreement distance X), ``microX`` (micro topics per
 topic), ``coreX`` (a core paper's share of neighbours in its micro topic), ``smoothN`` (rounds of
 the final kNN smoothing), ``gsmooth`` (the graph clustering smoothed by default, as before
-CLUSTER_VERSION 10, ``pipeline.model.cluster_params.GRAPH_SMOOTH``; ``base`` rows before the
-``smooth0`` rows of 2026-12-03 are with it, ``smooth0`` rows are today's default), ``ward`` / ``average`` (the consensus merge by Ward's method, the
-default since CLUSTER_VERSION 8, or by average linkage as before), ``novote`` (border papers
+CLUSTER_VERSION 10, ``pipeline.model.cluster_params.GRAPH_SMOOTH``; ``base`` rows written before the first
+``smooth0`` rows, 2026-12-03, are with it, later ones without, as ``smooth0``), ``ward`` /
+``average`` (the consensus merge by Ward's method, the default since CLUSTER_VERSION 8, or by
+average linkage as before), ``novote`` (border papers
 by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``),
 ``giantX`` (no merge makes a topic of more than X of the core papers,
 ``pipeline.model.cluster_consensus.GIANT_SHARE``; 0.25 by default since CLUSTER_VERSION 9: the

@@ -66,9 +66,9 @@ MAX_PREDICATE_SHARE = 0.12
 #: speech"): a phrase of several words that follows one of these (or an adverb in "-ly") in more
 #: than :data:`MAX_VERB_SHARE` of its uses starts with a verb ("learn visual", "generate speech";
 #: both once label parts). Measured over the 457 phrases of several words the topic-variants runs
-#: made labels of, with each corpus's papers: those two follow such a word in every use, no other
-#: phrase in more than half (with two uses or more), the nouns after "to" at most 0.22
-#: ("unseen classes"), "adversarial examples" 0.19.
+#: made labels of, with each corpus's papers: those two follow such a word in every use; of the
+#: others with two such uses or more, none in more than 0.22 of its uses ("unseen classes";
+#: "adversarial examples" 0.19).
 _VERB_MARKS = frozenset("to can could may might will would should must not".split())
 MAX_VERB_SHARE = 0.5
 #: How much the share of the topic's papers using a term counts (score * share ** this).
