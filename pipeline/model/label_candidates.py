@@ -275,6 +275,7 @@ class PhraseStats:
         self.n_docs = len(self.docs)
         self.stop = english_stop_words()
         self._next_words: dict[tuple[str, str], Counter] = {}
+        self._adverbs: dict[str, bool] = {}
 
     @property
     def doc_stems(self) -> list[frozenset[str]]:
@@ -340,7 +341,7 @@ class PhraseStats:
         content_next = sum(c for w, c in after.items() if w not in self.stop)
         objects = sum(c for w, c in after.items() if w in _OBJECT_WORDS)
         predicates = sum(c for w, c in self._before(term).items() if w in _PREDICATE_WORDS)
-        adverb = any(f" {base} " in self.text for base in adverb_bases(term))
+        adverb = self._is_adverb(term)
         verbs = 0
         if " " in term:  # a verb's marks before it: "to", a modal, an adverb ("jointly learn ...")
             verbs = sum(c for w, c in self._before(term).items() if w in _VERB_MARKS or self._is_adverb(w))
@@ -348,9 +349,13 @@ class PhraseStats:
             term, count, 1.0 - content_next / count, objects / count, predicates / count, adverb, verbs / count
         )
 
-    def _is_adverb(self, word: str) -> bool:
-        """An "-ly" word whose adjective the papers also write ("jointly": "joint")."""
-        return any(f" {base} " in self.text for base in adverb_bases(word))
+    def _is_adverb(self, term: str) -> bool:
+        """``term`` ends in an "-ly" word whose adjective the papers also write ("jointly": "joint");
+        kept per word: each search reads the whole text, and the phrases ask for the same words."""
+        word = term.rsplit(" ", 1)[-1]
+        if word not in self._adverbs:
+            self._adverbs[word] = any(f" {base} " in self.text for base in adverb_bases(word))
+        return self._adverbs[word]
 
 
 def candidate_terms(
