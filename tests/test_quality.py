@@ -545,7 +545,7 @@ def test_a_word_every_topic_of_the_corpus_uses_is_no_label_on_its_own():
     # its lift against the corpus is 1, so it names nothing; "scene graphs" is this topic's own.
     from pipeline.model.label_background import Background
     from pipeline.model.label_candidates import TopicTerms, topic_text
-    from pipeline.model.labels import make_labels
+    from pipeline.model.label_choice import make_labels
 
     docs = [f"Scene graphs of rooms, as observed in study {i}." for i in range(3)] + [
         f"We observed that robots see scene graphs {i}." for i in range(3)
@@ -575,8 +575,8 @@ def test_a_phrase_of_generic_words_names_a_topic_only_when_nothing_else_names_ha
     from pipeline.model import labels as labels_module
     from pipeline.model.label_background import Background
     from pipeline.model.label_candidates import SMALL_CORPUS, TopicTerms, topic_text
+    from pipeline.model.label_choice import make_labels
     from pipeline.model.label_evidence import is_weak, label_support
-    from pipeline.model.labels import make_labels
 
     corners = ["pruning", "width", "quantization", "dropout", "activations", "initialization", "pooling", "depth"]
     docs = [f"{'Deep neural' if i % 2 else 'Neural'} networks with {corners[i % 8]} in study {i}." for i in range(80)]

@@ -18,8 +18,8 @@ from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params
 from pipeline.model.cluster_refine import merge_to, reassign_outliers
 from pipeline.model.label_candidates import TopicTerms, candidate_terms, is_generic, terms_overlap, topic_text
+from pipeline.model.label_choice import make_labels
 from pipeline.model.label_evidence import is_weak, label_support
-from pipeline.model.labels import make_labels
 from pipeline.model.place import nearest, place_on_map, topic_distribution
 from pipeline.model.reduce import exact_knn, reduce
 from pipeline.model.vocab import doc_terms
@@ -279,6 +279,39 @@ def test_labels_reject_a_phrase_that_starts_with_a_verb():
     cands = [t for t, _ in candidate_terms(topic)]
     assert "learn visual" not in cands and "visual concepts" in cands, cands
     assert "learn visual" not in make_labels({0: topic})[0], make_labels({0: topic})
+
+
+def test_a_larger_topic_gives_up_a_label_a_smaller_one_needs_more():
+    # Larger topics choose first. The larger one here is as well named by "reasoning" (all its
+    # papers) as by "language models"; the smaller one has no other label its papers share
+    # ("transformers" in half of them), and "language models and transformers" would contain the
+    # larger one's words. The repair gives the smaller one its label and the larger one its other.
+    from pipeline.model import label_choice
+
+    big = [f"Language models for mathematical reasoning {i}. Reasoning with chains of thought." for i in range(30)]
+    small = [f"We train language models on code {i}." for i in range(10)]
+    small += [f"We build language models from transformers and attention {i}." for i in range(10)]
+    reps = {
+        0: TopicTerms([("language models", 0.9), ("reasoning", 0.8)], text=topic_text(big), size=len(big)),
+        1: TopicTerms([("language models", 0.9), ("transformers", 0.5)], text=topic_text(small), size=len(small)),
+    }
+    labels = make_labels(reps, order=[0, 1])
+    assert labels == {0: "reasoning", 1: "language models"}, labels
+    old = label_choice.REPAIR
+    try:
+        label_choice.REPAIR = False
+        first = make_labels(reps, order=[0, 1])
+    finally:
+        label_choice.REPAIR = old
+    assert first[0] == "language models" and first[1] != "language models", first
+    # the exchange stands only when the sizes weigh for it: a larger topic that would lose more
+    # than the smaller one gains keeps its label
+    reps[0] = TopicTerms(
+        [("language models", 0.9), ("reasoning", 0.8)],
+        text=topic_text(big[:20] + [f"We scale language models to many tasks {i}." for i in range(20)]),
+        size=400,
+    )
+    assert make_labels(reps, order=[0, 1])[0] == "language models"
 
 
 def test_a_label_does_not_name_one_subject_twice_in_two_forms():

@@ -22,6 +22,7 @@ from explorer.state.filters import Filters, apply
 from pipeline.core import artifacts, schema
 from pipeline.model import background
 from pipeline.model.label_candidates import TopicTerms, topic_text
+from pipeline.model.label_choice import make_labels
 from pipeline.model.label_evidence import (
     SUPPORT_DIGITS,
     WEAK_MARK,
@@ -32,7 +33,6 @@ from pipeline.model.label_evidence import (
     shown_support,
     wilson_lower,
 )
-from pipeline.model.labels import make_labels
 from tests.test_pages import plotly_specs, qp, run, texts, unescape
 
 # ------------------------------------------------------------------------------------------

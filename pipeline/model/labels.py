@@ -21,8 +21,9 @@ video" for a topic of 3D scenes, video and segmentation); both parts must be dis
 no label of one or two parts is used by half of the topic's papers, three parts may name it, if
 together they are not weak ("neural architecture search, pruning and quantization"). Labels
 are unique within a corpus, and no label's words contain another's ("diffusion models" /
-"diffusion models research" cannot both occur). With the corpus's embedder, a label must also
-retrieve its own topic: embedded, it is closer to its topic's centroid than to any other.
+"diffusion models research" cannot both occur): ``pipeline.model.label_choice`` chooses each topic's
+label among its options (:func:`topic_options`) for the whole corpus. With the corpus's embedder, a
+label must also retrieve its own topic: embedded, it is closer to its topic's centroid than to any other.
 
 Words every paper of a field writes ("neural networks", "learning", "data") are no label on their
 own, except a phrase of them where no other label is used by half of the topic's papers: a topic
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.model.label_background import Background
@@ -47,9 +48,7 @@ from pipeline.model.label_candidates import (
     TopicTerms,
     candidate_terms,
     is_abbreviation,
-    is_generic,
     is_spread,
-    label_key,
     same_word,
     stems_of,
     terms_overlap,
@@ -58,15 +57,12 @@ from pipeline.model.label_evidence import (
     MIN_PART_SHARE,
     SUPPORT_TOP_TERMS,
     WEAK_SUPPORT,
-    LabelSupport,
-    contains,
     generic_label_earned,
     is_weak,
     label_parts,
-    label_support,
     wilson_lower,
 )
-from pipeline.model.label_fallback import fallback_label, unread_options
+from pipeline.model.label_fallback import unread_options
 
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
 MIN_PART_PAPERS = 3
@@ -116,7 +112,10 @@ class _Part:
 
 
 @dataclass
-class _Option:
+class Option:
+    """A label one topic may take: the share of its papers read that use it (NaN when none were
+    read) and its rank among the topic's options (higher is better; :class:`_Scorer`)."""
+
     label: str
     coverage: float
     rank: float
@@ -240,7 +239,7 @@ def _union_rows(parts: Sequence[_Part]):
     return functools.reduce(np.union1d, [p.corpus_rows for p in parts])
 
 
-def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
+def _label_options(parts: list[_Part], scorer: _Scorer) -> list[Option]:
     """Possible labels from the candidates, best first.
 
     Every candidate is an option; the best few also start a two-part option ("A and B") with the
@@ -257,12 +256,12 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
     def relevance(part: _Part) -> float:
         return RELEVANCE_WEIGHT * part.score / top
 
-    options: dict[str, _Option] = {}
+    options: dict[str, Option] = {}
     singles = []
     for p in parts:
         rank = scorer.rank(p.coverage, scorer.precision(p.coverage, p.corpus_rows)) + _bonus(p.term) + relevance(p)
         singles.append((rank, p))
-        options[p.term] = _Option(p.term, p.coverage, rank)
+        options[p.term] = Option(p.term, p.coverage, rank)
     singles.sort(key=lambda rp: (-rp[0], rp[1].term))
     pairs: list[tuple[float, _Part, _Part, _Part]] = []  # the best second part of each first part
     for _, first in singles[:8]:
@@ -277,7 +276,7 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
             rank = scorer.rank(coverage, scorer.precision(coverage, _union_rows([first, other]))) - PART_COST
             rank += max(_bonus(a.term), _bonus(b.term)) + relevance(first)
             if best is None or rank > best.rank:
-                best = _Option(f"{a.term} and {b.term}", coverage, rank)
+                best = Option(f"{a.term} and {b.term}", coverage, rank)
                 pair = (rank, a, b, first)
         if best is not None and (best.label not in options or options[best.label].rank < best.rank):
             options[best.label] = best
@@ -291,7 +290,7 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[_Option]:
 
 def _three_part_options(
     pairs: list[tuple[float, _Part, _Part, _Part]], parts: list[_Part], scorer: _Scorer
-) -> list[_Option]:
+) -> list[Option]:
     """Labels "A, B and C" for a topic that no label of one or two parts describes for most of its papers
     (a heterogeneous topic named by its parts, "3D, video and segmentation"): the best few pairs,
     each with the third part that ranks best, under the same rules as a second part (its own share,
@@ -316,7 +315,7 @@ def _three_part_options(
             rank += max(_bonus(t.term) for t in (a, b, other)) + RELEVANCE_WEIGHT * first.score / top
             if best is None or rank > best.rank:
                 named = sorted((a, b, other), key=lambda q: (-q.coverage, q.term))
-                best = _Option(f"{named[0].term}, {named[1].term} and {named[2].term}", coverage, rank)
+                best = Option(f"{named[0].term}, {named[1].term} and {named[2].term}", coverage, rank)
         if best is not None:
             out.append(best)
     return out
@@ -324,12 +323,12 @@ def _three_part_options(
 
 def topic_options(
     terms: TopicTerms, *, text: PhraseStats | None = None, background: Background | None = None, total: int = 0
-) -> list[_Option]:
+) -> list[Option]:
     """All labels worth trying for one topic, best first (:func:`_label_options`); terms of one
     paper only when nothing two papers share is left (a handful of unrelated papers)."""
     text = text if text is not None else (PhraseStats(terms.text) if terms.text else None)
     if text is None or not text.n_docs:
-        return [_Option(t, math.nan, -i) for i, t in enumerate(unread_options(candidate_terms(terms)))]
+        return [Option(t, math.nan, -i) for i, t in enumerate(unread_options(candidate_terms(terms)))]
     share = (terms.size or text.n_docs) / max(total, 1) if total else 0.0
     scorer = _Scorer(background, share, total)
     # a topic of a large share p of the corpus cannot reach a lift of 1/p: half-way to it suffices
@@ -344,7 +343,7 @@ def topic_options(
     return []
 
 
-def _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_papers) -> list[_Option]:
+def _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_papers) -> list[Option]:
     """``options`` and those that phrases of generic words give (:data:`GENERIC_PHRASES`), where
     the corpus is large enough to measure their lift, and only in a label that is not weak."""
     if scorer.background is None or scorer.small:
@@ -370,7 +369,7 @@ def _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_pap
 GENERIC_PHRASES = True  # only in a label that is not weak (``label_evidence.generic_label_earned``)
 
 
-def _echoing(options: list[_Option], terms: TopicTerms) -> list[_Option]:
+def _echoing(options: list[Option], terms: TopicTerms) -> list[Option]:
     """The options sharing a word with the topic's top keywords, where any does: the page shows
     both, and a label that none of its keywords echo reads as another topic's."""
     top = set().union(*(stems_of(t) for t, _ in terms.ctfidf[:SUPPORT_TOP_TERMS] if t)) if terms.ctfidf else set()
@@ -378,118 +377,6 @@ def _echoing(options: list[_Option], terms: TopicTerms) -> list[_Option]:
     return echoed or options
 
 
-def _near_best(options: list[_Option]) -> list[_Option]:
+def near_best(options: list[Option]) -> list[Option]:
     """The options ranked within :data:`RETRIEVAL_SLACK` of the best, best first."""
     return [o for o in options if o.rank >= options[0].rank - RETRIEVAL_SLACK] if options else []
-
-
-def _free(label: str, taken: Sequence[str], taken_keys: set) -> bool:
-    return label not in taken and label_key(label) not in taken_keys and not any(contains(label, t) for t in taken)
-
-
-def label_for(
-    terms: TopicTerms,
-    taken: set[str] | Sequence[str],
-    *,
-    text: PhraseStats | None = None,
-    background: Background | None = None,
-    total: int = 0,
-    retrieves: Callable[[str], bool] | None = None,
-    options: list[_Option] | None = None,
-) -> str:
-    """One topic's label, avoiding labels in ``taken`` and labels whose words contain theirs or are
-    contained in them.
-
-    Args:
-        terms: the topic's representations and papers.
-        taken: labels of other topics, chosen before.
-        text: ``terms.text`` already parsed.
-        background: the corpus's rates (:class:`Background`) for the lift; None: no lift check.
-        total: papers in the corpus (with ``terms.size``, the topic's share).
-        retrieves: whether a label, embedded, is nearest to this topic's centroid; options that do
-            are preferred down to :data:`RETRIEVAL_SLACK` less in the ranking.
-        options: :func:`topic_options` already computed.
-
-    """
-    taken = list(taken)
-    taken_keys = {label_key(t) for t in taken}
-    if options is None:
-        options = topic_options(terms, text=text, background=background, total=total)
-    options = [o for o in options if _free(o.label, taken, taken_keys)]
-    if options and retrieves is not None:
-        hit = next((o for o in _near_best(options)[:RETRIEVAL_OPTIONS] if retrieves(o.label)), None)
-        if hit is not None:
-            return hit.label
-    if options:
-        return options[0].label
-    base = fallback_label(terms, text, MAX_WORDS)
-    label, n = base, 2
-    while not _free(label, taken, taken_keys) and n < 50:
-        words = [t for t, _ in terms.ctfidf if t and not is_generic(t) and _free(t, taken, taken_keys)]
-        label = words[0] if words else f"{base} {n}"
-        if words:
-            break
-        n += 1
-    return label
-
-
-def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None, **kwargs) -> dict[int, str]:
-    """Labels for all topics; larger topics (earlier in ``order``) choose first."""
-    return {topic: label for topic, (label, _) in label_topics(topics, order, **kwargs).items()}
-
-
-def label_topics(
-    topics: dict[int, TopicTerms],
-    order: list[int] | None = None,
-    *,
-    background: Background | None = None,
-    total: int = 0,
-    embed: Callable[[list[str]], object] | None = None,
-    centroids: object | None = None,
-) -> dict[int, tuple[str, LabelSupport]]:
-    """Labels for all topics with their support (each topic's papers read once); larger topics
-    (earlier in ``order``) choose first.
-
-    Args:
-        topics: topic id -> its representations and papers.
-        order: the order in which topics choose (default: by id).
-        background: the corpus's rates for the lift (:class:`Background`).
-        total: papers in the corpus.
-        embed: the corpus's embedder (list of texts -> normalised ``(m, dim)`` vectors) and
-        centroids: float ``(len(topics), dim)`` normalised topic centroids, rows in sorted topic id
-            order: with both, a label should retrieve its own topic.
-    """
-    import numpy as np
-
-    ids = sorted(topics)
-    texts = {t: (PhraseStats(topics[t].text) if topics[t].text else None) for t in ids}
-    options = {t: topic_options(topics[t], text=texts[t], background=background, total=total) for t in ids}
-    retrieves: dict[int, Callable[[str], bool]] = {}
-    if embed is not None and centroids is not None and len(ids) > 1:
-        # only the options a topic may take for retrieving it: near its best, a few at most (each is
-        # embedded; at hundreds of topics all of them would cost minutes)
-        flat = sorted({o.label for opts in options.values() for o in _near_best(opts)[:RETRIEVAL_OPTIONS]})
-        nearest: dict[str, int] = {}
-        if flat:
-            vectors = np.asarray(embed(flat), dtype=np.float64)
-            sims = vectors @ np.asarray(centroids, dtype=np.float64).T
-            nearest = {o: ids[int(j)] for o, j in zip(flat, np.argmax(sims, axis=1), strict=True)}
-        for t in ids:
-            retrieves[t] = lambda label, t=t: nearest.get(label) == t
-    taken: list[str] = []
-    out: dict[int, tuple[str, LabelSupport]] = {}
-    for topic in order or ids:
-        terms = topics[topic]
-        text = texts[topic]
-        label = label_for(
-            terms,
-            taken,
-            text=text,
-            background=background,
-            total=total,
-            retrieves=retrieves.get(topic),
-            options=options[topic],
-        )
-        out[topic] = (label, label_support(label, terms, text=text))
-        taken.append(label)
-    return out
