@@ -37,7 +37,9 @@ by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_co
 ``pipeline.model.cluster_consensus.GIANT_SHARE``; 0.25 by default since CLUSTER_VERSION 9: the
 ``base`` rows of the IJCAI years and of 2026-12-03 before are without it), ``generic`` /
 ``nogeneric`` (labels may or may not be phrases of generic words where nothing else names half of
-a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8);
+a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8), ``norepair``
+(labels chosen larger topic first and left so, ``pipeline.model.label_choice.REPAIR``, as before
+REPRESENT_VERSION 10);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -81,7 +83,7 @@ from pipeline.evaluation import evaluate as ev  # noqa: E402
 from pipeline.evaluation.quality import resampled_clustering  # noqa: E402
 from pipeline.ingest.ingest import ingest  # noqa: E402
 from pipeline.model import cluster as C  # noqa: E402
-from pipeline.model import cluster_consensus, cluster_graph, cluster_params, cluster_refine  # noqa: E402
+from pipeline.model import cluster_consensus, cluster_graph, cluster_params, cluster_refine, label_choice  # noqa: E402
 from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
@@ -168,6 +170,7 @@ FLAGS = {
     "ward": (cluster_consensus, "MERGE_WARD", True),
     "average": (cluster_consensus, "MERGE_WARD", False),
     "gsmooth": (cluster_params, "GRAPH_SMOOTH", True),
+    "norepair": (label_choice, "REPAIR", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]
