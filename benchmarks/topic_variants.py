@@ -39,7 +39,8 @@ by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_co
 ``nogeneric`` (labels may or may not be phrases of generic words where nothing else names half of
 a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8), ``norepair``
 (labels chosen larger topic first and left so, ``pipeline.model.label_choice.REPAIR``, as before
-REPRESENT_VERSION 10);
+REPRESENT_VERSION 10), ``nogenericsmall`` (no phrases of generic words under 1,000 papers,
+``pipeline.model.labels.GENERIC_IN_SMALL_CORPORA``, as before REPRESENT_VERSION 11);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -171,6 +172,7 @@ FLAGS = {
     "average": (cluster_consensus, "MERGE_WARD", False),
     "gsmooth": (cluster_params, "GRAPH_SMOOTH", True),
     "norepair": (label_choice, "REPAIR", False),
+    "nogenericsmall": (labels_module, "GENERIC_IN_SMALL_CORPORA", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

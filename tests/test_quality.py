@@ -608,9 +608,20 @@ def test_a_phrase_of_generic_words_names_a_topic_only_when_nothing_else_names_ha
     scenes = [f"Scene graphs by neural networks {i}." for i in range(80)]
     own = TopicTerms([("neural networks", 1.0), ("scene graphs", 0.9)], [], [], topic_text(scenes), len(scenes))
     assert label(Background(scenes + others), len(scenes + others), own) == "scene graphs"
-    # a corpus too small to measure the lift never takes a phrase of generic words
+    # a corpus under SMALL_CORPUS papers measures the lift on itself all the same (before
+    # REPRESENT_VERSION 11 it never took a phrase of generic words, and kept the weak corner)
     small = docs + others[:300]
-    assert len(small) < SMALL_CORPUS and "neural networks" not in label(Background(small), len(small))
+    assert len(small) < SMALL_CORPUS and label(Background(small), len(small)) == "neural networks"
+    old = labels_module.GENERIC_IN_SMALL_CORPORA
+    try:
+        labels_module.GENERIC_IN_SMALL_CORPORA = False
+        corner = label(Background(small), len(small))
+    finally:
+        labels_module.GENERIC_IN_SMALL_CORPORA = old
+    assert "neural networks" not in corner and is_weak(label_support(corner, topic).value), corner
+    # ... and not where the rest of that corpus uses the phrase as much (no lift)
+    alike = docs + [f"Protein folding by neural networks {i}." for i in range(80)]
+    assert len(alike) < SMALL_CORPUS and "neural networks" not in label(Background(alike), len(alike))
 
 
 def test_spread_is_zero_for_a_word_every_topic_uses_alike_and_large_for_one_topics_word():
