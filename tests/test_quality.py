@@ -590,19 +590,18 @@ def test_a_phrase_of_generic_words_names_a_topic_only_when_nothing_else_names_ha
     ctfidf = [("neural networks", 1.0), ("networks", 0.9), ("pruning", 0.5), ("width", 0.45), ("quantization", 0.4)]
     topic = TopicTerms(ctfidf, [], [], topic_text(docs), len(docs))
 
-    def label(background, total, topic=topic):
-        return make_labels({0: topic}, background=background, total=total)[0]
+    def label(background, total, topic=topic, **settings):
+        # settings: constants of pipeline.model.labels set for this one labelling
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in settings.items():
+                patch.setattr(labels_module, name, value)
+            return make_labels({0: topic}, background=background, total=total)[0]
 
     named = label(Background(corpus), len(corpus))
     assert named == "neural networks", named
     assert not is_weak(label_support(named, topic).value)
     # without the rule, a corner that a tenth of the papers use, which the app must mark weak
-    old = labels_module.GENERIC_PHRASES
-    try:
-        labels_module.GENERIC_PHRASES = False
-        corner = label(Background(corpus), len(corpus))
-    finally:
-        labels_module.GENERIC_PHRASES = old
+    corner = label(Background(corpus), len(corpus), GENERIC_PHRASES=False)
     assert "neural networks" not in corner and is_weak(label_support(corner, topic).value), corner
     # a topic that one distinctive phrase names keeps it
     scenes = [f"Scene graphs by neural networks {i}." for i in range(80)]
@@ -612,12 +611,7 @@ def test_a_phrase_of_generic_words_names_a_topic_only_when_nothing_else_names_ha
     # REPRESENT_VERSION 11 it never took a phrase of generic words, and kept the weak corner)
     small = docs + others[:300]
     assert len(small) < SMALL_CORPUS and label(Background(small), len(small)) == "neural networks"
-    old = labels_module.GENERIC_IN_SMALL_CORPORA
-    try:
-        labels_module.GENERIC_IN_SMALL_CORPORA = False
-        corner = label(Background(small), len(small))
-    finally:
-        labels_module.GENERIC_IN_SMALL_CORPORA = old
+    corner = label(Background(small), len(small), GENERIC_IN_SMALL_CORPORA=False)
     assert "neural networks" not in corner and is_weak(label_support(corner, topic).value), corner
     # ... and not where the rest of that corpus uses the phrase as much (no lift)
     alike = docs + [f"Protein folding by neural networks {i}." for i in range(80)]
