@@ -280,7 +280,7 @@ class ClusterParams(_Checked):
         method: "auto" ("graph" from 500 papers, "ward" below); "graph" (micro topics of the shared kNN graph found by Leiden
             in ``runs`` seeded runs and merged to ``n_topics`` by how often the runs agree, their
             borders then refined by one k-means step: needs no UMAP projection and gives the
-            same topics on every processor); "hdbscan" (the
+            same topics on every processor from the same embeddings); "hdbscan" (the
             earlier default: dense micro topics of the UMAP projection merged to ``n_topics``,
             which moves with UMAP's seed and the processor); "agglomerative" (Ward on the UMAP
             projection, ``n_topics`` clusters); "ward" (Ward on the embeddings, ``n_topics``
