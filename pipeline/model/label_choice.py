@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import PhraseStats, TopicTerms, is_generic, label_key
-from pipeline.model.label_evidence import LabelSupport, label_parts, label_support
+from pipeline.model.label_evidence import LabelSupport, contains, label_support
 from pipeline.model.label_fallback import fallback_label
 from pipeline.model.labels import MAX_WORDS, RETRIEVAL_OPTIONS, Option, near_best, topic_options
 
@@ -33,21 +33,15 @@ REPAIR_PASSES = 5
 
 
 @functools.lru_cache(maxsize=65536)
-def _words(label: str) -> tuple[frozenset, frozenset]:
-    """A label's key (``label_key``) and its parts' words, kept per label: every option of every
-    topic is checked against every label taken."""
-    return label_key(label), frozenset().union(*label_parts(label))
+def _key(label: str) -> frozenset[str]:
+    """``label_key``, kept per label: every option of every topic is checked against every label taken."""
+    return label_key(label)
 
 
 def _clash(a: str, b: str) -> bool:
-    """Two labels that may not both stand: the same, the same key, or one's words among the other's
-    (``pipeline.model.label_evidence.contains``, with the words kept per label)."""
-    if a == b:
-        return True
-    (ka, wa), (kb, wb) = _words(a), _words(b)
-    if ka == kb:
-        return True
-    return bool(wa) and bool(wb) and (wa <= wb or wb <= wa)
+    """Two labels that may not both stand: the same, the same up to plurals and order, or one's
+    words among the other's (``pipeline.model.label_evidence.contains``)."""
+    return a == b or _key(a) == _key(b) or contains(a, b)
 
 
 def _free(label: str, taken: Sequence[str]) -> bool:

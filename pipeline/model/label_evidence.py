@@ -183,8 +183,15 @@ def shown_labels(topics) -> list:
 def contains(a: str, b: str) -> bool:
     """True when the words of one label are all among the other's ("diffusion models" and
     "diffusion models research", "reinforcement learning" and "offline reinforcement learning")."""
-    sa, sb = frozenset().union(*label_parts(a)), frozenset().union(*label_parts(b))
+    sa, sb = _label_words(a), _label_words(b)
     return bool(sa) and bool(sb) and (sa <= sb or sb <= sa)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _label_words(label: str) -> frozenset[str]:
+    """The words of all of a label's parts, kept per label: choosing a corpus's labels checks every
+    option of every topic against every label taken."""
+    return frozenset().union(*_label_parts(label))
 
 
 def generic_label_earned(label: str, coverage: float, n: int) -> bool:
