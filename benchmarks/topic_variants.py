@@ -33,8 +33,9 @@ CLUSTER_VERSION 10, ``pipeline.model.cluster_params.GRAPH_SMOOTH``; ``base`` row
 ``average`` (the consensus merge by Ward's method, the default since CLUSTER_VERSION 8, or by
 average linkage as before), ``novote`` (border papers
 by their nearest centroid instead of the runs' vote, ``pipeline.model.cluster_consensus.VOTE``),
-``wardbelowN`` (Ward's method on the embeddings, as below 500 papers, for corpora under N papers,
-``pipeline.model.cluster_params.AUTO_GRAPH_MIN``), ``giantX`` (no merge makes a topic of more than X of the core papers,
+``wardbelowN`` (Ward's method on the embeddings, as below 500 papers, for corpora under N
+papers, ``pipeline.model.cluster_params.AUTO_GRAPH_MIN``), ``giantX`` (no merge makes a topic of
+more than X of the core papers,
 ``pipeline.model.cluster_consensus.GIANT_SHARE``; 0.25 by default since CLUSTER_VERSION 9: the
 ``base`` rows of the IJCAI years and of 2026-12-03 before are without it), ``generic`` /
 ``nogeneric`` (labels may or may not be phrases of generic words where nothing else names half of
