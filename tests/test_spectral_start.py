@@ -42,7 +42,17 @@ def test_the_map_is_umaps_own_where_umap_uses_as_few_vectors(monkeypatch):
     x = _points(900)
     params = BuildConfig().umap
     knn = shared_knn(x, params)
-    bounded = map_projection(x, knn, params)
+    calls = []
+    ours = spectral_start.spectral_layout
+
+    def spy(*args, **kwargs):
+        calls.append(args[1].shape)
+        return ours(*args, **kwargs)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(spectral_start, "spectral_layout", spy)
+        bounded = map_projection(x, knn, params)
+    assert calls == [(900, 900)]  # the build's map starts from our layout, not UMAP's
     monkeypatch.setattr(spectral_start, "bounded_umap_class", lambda: umap.UMAP)
     own = map_projection(x, knn, params)
     np.testing.assert_array_equal(bounded, own)  # bit for bit: the same draws, the same start
