@@ -58,7 +58,7 @@ def test_the_map_is_umaps_own_where_umap_uses_as_few_vectors(monkeypatch):
     np.testing.assert_array_equal(bounded, own)  # bit for bit: the same draws, the same start
 
 
-def test_the_same_eigenvectors_with_fewer_vectors(monkeypatch):
+def test_the_same_eigenvectors_with_fewer_vectors():
     x = _points(5_000)  # UMAP: 70 Lanczos vectors; here 64
     graph = _graph(x)
     assert lanczos_vectors(graph.shape[0], 2) < int(np.sqrt(graph.shape[0]))
