@@ -139,6 +139,28 @@ def test_a_corpus_maps_its_papers_and_reads_as_one_built_before_papers_arrow(cor
     np.testing.assert_array_equal(corpus.quoted_ids, old.quoted_ids)
 
 
+def test_terms_load_most_used_first_whether_or_not_the_file_is(corpus, small_artifacts, tmp_path):
+    # The build writes terms most used first, ties by term; the app keeps that order without re-sorting ...
+    want = corpus.terms.sort_values(["df", "term"], ascending=[False, True], kind="stable").reset_index(drop=True)
+    pd.testing.assert_frame_equal(corpus.terms, want)
+    stored = pd.read_parquet(corpus.folder / schema.TERMS)
+    assert stored["term"].tolist() == want["term"].tolist()
+    tied = np.flatnonzero(want["df"].to_numpy()[1:] == want["df"].to_numpy()[:-1])
+    assert len(tied), "the small corpus should have tied terms to swap"
+    # ... and a file in another order (an older build, a hand edit) is put in order on load: shuffled,
+    # or only two tied terms swapped.
+    copy_build(small_artifacts, "small", tmp_path, "shuffled")
+    stored.sample(frac=1, random_state=0).to_parquet(tmp_path / "shuffled" / schema.TERMS)
+    pd.testing.assert_frame_equal(data.load_corpus(tmp_path, "shuffled").terms, want)
+    order = np.arange(len(stored))
+    i = int(tied[0])
+    order[[i, i + 1]] = order[[i + 1, i]]
+    swapped = stored.iloc[order].reset_index(drop=True)
+    copy_build(small_artifacts, "small", tmp_path, "swapped")
+    swapped.to_parquet(tmp_path / "swapped" / schema.TERMS, index=False)
+    pd.testing.assert_frame_equal(data.load_corpus(tmp_path, "swapped").terms, want)
+
+
 def test_cached_corpus_is_shared_and_follows_rebuilds(small_artifacts, tmp_path):
     builds = tmp_path / artifacts.BUILDS / "c"
     builds.mkdir(parents=True)
@@ -352,6 +374,31 @@ def test_the_phrase_check_matches_what_pandas_matched(corpus):
     tiny_chunked = SimpleNamespace(n_papers=len(texts), papers=papers_chunked)
     for query in ["über die", "die straße", "a+b (c)", "école NORMALE"]:
         np.testing.assert_array_equal(search.phrase_mask(tiny_chunked, query), search.phrase_mask(tiny, query))
+
+
+@pytest.mark.parametrize("piece", [7, search.PHRASE_PIECE])
+def test_the_phrase_check_of_some_papers_reads_them_where_they_lie_or_copies_them_out_alike(corpus, monkeypatch, piece):
+    """A few papers of a stretch are copied out and checked, most of a stretch is scanned in place;
+    either way, in any order of rows, each paper's answer is the full scan's."""
+    monkeypatch.setattr(search, "PHRASE_PIECE", piece)
+    taken, scanned = [], []
+    real_pieces = search._pieces
+
+    def spy(arrow, rows):
+        out = real_pieces(arrow, rows)
+        if rows is not None:
+            for _, _, pick in out:
+                (taken if pick is None else scanned).append(1)
+        return out
+
+    monkeypatch.setattr(search, "_pieces", spy)
+    rng = np.random.default_rng(5)
+    for query in ["planning agents", "learning to", "in this paper", "of the"]:
+        full = search.phrase_mask(corpus, query)
+        for share in (0.02, 0.2, 0.6, 1.0):
+            rows = rng.permutation(np.flatnonzero(rng.random(corpus.n_papers) < share))
+            np.testing.assert_array_equal(search.phrase_rows(corpus, rows, query), full[rows], err_msg=query)
+    assert taken and scanned
 
 
 @pytest.mark.parametrize("first_round", [1, 3, search.PHRASE_FIRST_ROUND])

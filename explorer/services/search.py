@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 MIN_PHRASE_WORDS = 2
 #: Rows per piece of the phrase scan (pieces run on all cores).
 PHRASE_PIECE = 32_768
+#: Share of a piece's rows asked for above which the phrase scan reads the piece where it lies
+#: rather than copying those rows out (measured on a real 1M build: BENCHMARKS.md, "keyword search").
+PHRASE_SCAN_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -148,14 +151,15 @@ def _contains_phrase(column: pd.Series, words: list[str], rows: np.ndarray | Non
             return hit.fill_null(False).to_numpy(zero_copy_only=False).astype(bool, copy=False)
 
         try:
-            pieces, places = _pieces(arrow, rows)
+            pieces = _pieces(arrow, rows)
             out = np.zeros(len(column) if rows is None else len(rows), dtype=bool)
             if len(pieces) == 1:
-                out[places[0]] = match(pieces[0])
-            elif pieces:  # RE2 scans the pieces on all cores (Arrow frees the GIL)
-                with ThreadPoolExecutor(max_workers=min(len(pieces), os.cpu_count() or 1)) as pool:
-                    for place, hit in zip(places, pool.map(match, pieces), strict=True):
-                        out[place] = hit
+                hits = [match(pieces[0][0])]
+            else:  # RE2 scans the pieces on all cores (Arrow frees the GIL)
+                with ThreadPoolExecutor(max_workers=max(1, min(len(pieces), os.cpu_count() or 1))) as pool:
+                    hits = list(pool.map(match, [piece for piece, _, _ in pieces]))
+            for (_, place, pick), hit in zip(pieces, hits, strict=True):
+                out[place] = hit if pick is None else hit[pick]
             return out
         except (ArrowInvalid, NotImplementedError):
             pass
@@ -164,35 +168,55 @@ def _contains_phrase(column: pd.Series, words: list[str], rows: np.ndarray | Non
     return chosen.str.contains(pattern, case=False, regex=True).fillna(False).to_numpy(dtype=bool)
 
 
-def _pieces(arrow, rows: np.ndarray | None) -> tuple[list, list]:
-    """``arrow``'s values (of ``rows``, or all) in pieces of at most ``PHRASE_PIECE``, and where each
-    piece's values go in the result (a slice, or positions in ``rows``).
+def _pieces(arrow, rows: np.ndarray | None) -> list[tuple]:
+    """``arrow``'s values (of ``rows``, or all) in pieces of at most ``PHRASE_PIECE``, each with where
+    its values go in the result (a slice, or positions in ``rows``) and which of its values those
+    are (None: all of them, in order).
 
-    Rows are taken chunk by chunk: a take on the whole chunked array would first join its chunks,
+    Rows are read chunk by chunk: a take on the whole chunked array would first join its chunks,
     reading every abstract of a memory-mapped corpus (about 1 GB at a million papers) to check a
-    few hundred."""
-    pieces, places = [], []
+    few hundred. Within a chunk, each stretch of ``PHRASE_PIECE`` rows is scanned where it lies
+    (no copy) when at least ``PHRASE_SCAN_SHARE`` of its rows are asked for, and only the rows asked
+    for are copied out of it otherwise: copying a row costs a few times what scanning it does, so a
+    rare phrase that makes the search check most of a million papers costs one scan, not a copy of
+    every abstract."""
+    pieces: list[tuple] = []
+    if rows is not None:  # read in row order: positions in ``rows`` by row, and where each chunk's begin
+        by_row = np.argsort(rows, kind="stable")
+        sorted_rows = rows[by_row]
+        starts = np.cumsum([0, *(len(chunk) for chunk in arrow.chunks)])
+        cuts = np.searchsorted(sorted_rows, starts)
     start = 0
-    for chunk in arrow.chunks:
-        end = start + len(chunk)
+    for c, chunk in enumerate(arrow.chunks):
         if rows is None:
             for i in range(0, len(chunk), PHRASE_PIECE):
-                pieces.append(chunk.slice(i, PHRASE_PIECE))
-                places.append(slice(start + i, start + min(i + PHRASE_PIECE, len(chunk))))
+                stop = min(i + PHRASE_PIECE, len(chunk))
+                pieces.append((chunk.slice(i, stop - i), slice(start + i, start + stop), None))
         else:
-            inside = np.flatnonzero((rows >= start) & (rows < end))
-            for i in range(0, len(inside), PHRASE_PIECE):
-                place = inside[i : i + PHRASE_PIECE]
-                pieces.append(chunk.take(rows[place] - start))
-                places.append(place)
-        start = end
-    return pieces, places
+            inside = by_row[cuts[c] : cuts[c + 1]]
+            local = sorted_rows[cuts[c] : cuts[c + 1]] - start
+            bounds = np.searchsorted(local, np.arange(0, len(chunk) + PHRASE_PIECE, PHRASE_PIECE))
+            for n, i in enumerate(range(0, len(chunk), PHRASE_PIECE)):
+                lo, hi = bounds[n], bounds[n + 1]
+                if lo == hi:
+                    continue
+                stop = min(i + PHRASE_PIECE, len(chunk))
+                if hi - lo >= PHRASE_SCAN_SHARE * (stop - i):
+                    pieces.append((chunk.slice(i, stop - i), inside[lo:hi], local[lo:hi] - i))
+                else:
+                    pieces.append((chunk.take(local[lo:hi]), inside[lo:hi], None))
+        start += len(chunk)
+    return pieces
 
 
 #: Papers checked for the exact phrase in the first round of a keyword search (best scores first);
 #: each further round checks this many times more, until ``k`` papers with the phrase are found.
 PHRASE_FIRST_ROUND = 256
 PHRASE_ROUND_GROWTH = 8
+#: A round that would check more than this share of the corpus checks every remaining match instead:
+#: copying rows out costs a few times scanning them in place, so once a phrase is rare enough to need
+#: that many, one scan of the corpus (where most stretches hold a match) is cheaper than more rounds.
+PHRASE_ALL_SHARE = 1 / 32
 
 
 def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None = None, k: int = 20) -> Hits:
@@ -224,16 +248,24 @@ def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None
         return Hits(best, scores[best], np.zeros(len(best), dtype=bool))
     checked, exact = 0, np.zeros(0, dtype=bool)
     size = max(PHRASE_FIRST_ROUND, k)
-    while True:
-        size = min(size, len(rows))
+    while size < len(rows):
         order = rows[top_k(scores[rows], size)]  # (score desc, row asc): the full sort's first ``size``
         exact = np.concatenate([exact, phrase_rows(corpus, order[checked:], query)])
         checked = size
-        if exact.sum() >= k or size == len(rows):
-            break
+        if exact.sum() >= k:
+            chosen = np.concatenate([order[exact], order[~exact]])[:k].astype(np.int64)
+            return Hits(chosen, scores[chosen], np.arange(k) < int(exact.sum()))
         size *= PHRASE_ROUND_GROWTH
-    chosen = np.concatenate([order[exact], order[~exact]])[:k].astype(np.int64)
-    flags = np.arange(k) < int(exact.sum())
+        if size > PHRASE_ALL_SHARE * corpus.n_papers:
+            break
+    # Every match checked, in row order (a scan where they lie close): the k best with the phrase,
+    # then the best without it, each by (score desc, row asc).
+    has = phrase_rows(corpus, rows, query)
+    with_phrase, without = rows[has], rows[~has]
+    first = with_phrase[top_k(scores[with_phrase], min(k, len(with_phrase)))]
+    rest = without[top_k(scores[without], k - len(first))]
+    chosen = np.concatenate([first, rest]).astype(np.int64)
+    flags = np.arange(k) < len(first)
     return Hits(chosen, scores[chosen], flags)
 
 
