@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.services import analysis, search, text
+from explorer.services import analysis, text
 from explorer.services.mapview import Marks
 from explorer.state import state
 from explorer.ui import caches, mapcomponent, panels, present, share, shell, url_state
@@ -35,11 +35,7 @@ find.text_input(
     **url_state.bind("map_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
 )
 query = st.session_state["map_q"].strip()
-hits = (
-    search.keyword_search(corpus, caches.bm25_index(corpus), query, mask=ctx.mask, k=mapcomponent.MAP_HITS)
-    if query
-    else None
-)
+hits = caches.keyword_hits(corpus, query, ctx.mask, k=mapcomponent.MAP_HITS) if query else None
 marks = [Marks(ctx.reading, f"reading list ({len(ctx.reading)})", LIST, "diamond")] if len(ctx.reading) else []
 if hits is not None and len(hits):
     marks.append(Marks(hits.rows, f"best {len(hits)} matches for “{query}”", HIT, "ring"))

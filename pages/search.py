@@ -43,7 +43,7 @@ with find:
     elif not shell.nothing_left(ctx):
         with st.spinner("Searching…"):
             if mode == "keyword":
-                hits = search.keyword_search(corpus, caches.bm25_index(corpus), query, mask=ctx.mask, k=25)
+                hits = caches.keyword_hits(corpus, query, ctx.mask, k=25)
             else:
                 try:
                     encoder = caches.encoder_for(corpus, writable=not ctx.access.read_only)

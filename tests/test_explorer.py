@@ -429,6 +429,30 @@ def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index, monk
             np.testing.assert_array_equal(hits.exact, exact[expected], err_msg=f"{query} k={k}")
 
 
+def test_keyword_hits_are_kept_per_texts_query_filters_and_k(corpus, index, monkeypatch):
+    """The pages' keyword search: a rerun with the same query and filters does not search again,
+    other filters or another k do, and the kept hits (shared by every session) cannot be changed."""
+    caches._keyword_cached.clear()
+    asked = []
+    real = search.keyword_search
+    monkeypatch.setattr(search, "keyword_search", lambda *a, **kw: asked.append(a[2]) or real(*a, **kw))
+    query = "planning agents"
+    even = np.arange(corpus.n_papers) % 2 == 0
+    first = caches.keyword_hits(corpus, query, None, 25)
+    assert caches.keyword_hits(corpus, query, None, 25) is first and asked == [query]
+    np.testing.assert_array_equal(first.rows, real(corpus, index, query, k=25).rows)
+    filtered = caches.keyword_hits(corpus, query, even, 25)
+    np.testing.assert_array_equal(filtered.rows, real(corpus, index, query, mask=even, k=25).rows)
+    assert caches.keyword_hits(corpus, query, even.copy(), 25) is filtered and len(asked) == 2
+    assert set(caches.keyword_hits(corpus, query, ~even, 25).rows) <= set(np.flatnonzero(~even))
+    caches.keyword_hits(corpus, query, None, 5)
+    caches.keyword_hits(corpus, "agents planning", None, 25)
+    assert len(asked) == 5
+    with pytest.raises(ValueError):
+        first.rows[0] = 0
+    caches._keyword_cached.clear()
+
+
 def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fix_it(small_artifacts, tmp_path, index):
     copy_build(small_artifacts, "small", tmp_path, "old")
     shutil.rmtree(tmp_path / "old" / schema.KEYWORD_INDEX)

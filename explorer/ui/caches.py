@@ -3,7 +3,7 @@
 Each is an ``st.cache_resource`` around a plain function of the read side, which holds the logic and
 is tested without Streamlit: the corpus list (``pipeline.core.artifacts.list_corpora``, re-read every few
 seconds), the corpus and the curated corpus (``explorer.state.data.load_corpus``, ``data.with_curation``),
-comparisons and lineages (``explorer.services.compare``), the BM25 index and the query encoder
+comparisons and lineages (``explorer.services.compare``), the BM25 index, keyword search hits and the query encoder
 (``explorer.services.search``). The keys hold what identifies the data (``data.build_key``, ``Corpus.key``,
 ``Corpus.text_key``, the curation file's hash), so a rebuild or an edit is picked up on the next
 rerun; arguments starting with ``_`` are not hashed.
@@ -11,8 +11,10 @@ rerun; arguments starting with ``_`` are not hashed.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
 from explorer.services import compare as cview
@@ -129,6 +131,23 @@ def bm25_index(corpus: Corpus):
     """The corpus's BM25 index (``explorer.services.search.open_bm25``), shared by every session: once per
     build (topic edits do not change it)."""
     return _bm25_cached(corpus.text_key, corpus)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _keyword_cached(key: tuple[str, str, str], query: str, filters: str, k: int, _corpus: Corpus, _mask):
+    hits = search.keyword_search(_corpus, bm25_index(_corpus), query, mask=_mask, k=k)
+    for array in (hits.rows, hits.scores, hits.exact):
+        array.setflags(write=False)  # shared by every session
+    return hits
+
+
+def keyword_hits(corpus: Corpus, query: str, mask: np.ndarray | None, k: int) -> search.Hits:
+    """``explorer.services.search.keyword_search`` with the corpus's index, kept per texts, query,
+    filters and ``k``: a page that reruns (a click on a result, a paper added to the reading list)
+    or another session asking the same gets the same hits without checking the phrase again (a
+    rare phrase reads most of the abstracts at a million papers)."""
+    filters = "all" if mask is None else hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).hexdigest()
+    return _keyword_cached(corpus.text_key, query, filters, k, corpus, mask)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
