@@ -40,7 +40,8 @@ MIN_PHRASE_WORDS = 2
 #: Rows per piece of the phrase scan (pieces run on all cores).
 PHRASE_PIECE = 32_768
 #: Share of a piece's rows asked for above which the phrase scan reads the piece where it lies
-#: rather than copying those rows out (measured on a real 1M build: BENCHMARKS.md, "keyword search").
+#: rather than copying those rows out (BENCHMARKS.md, "The real 1M build again": copying a row costs
+#: about 3.5 times scanning it).
 PHRASE_SCAN_SHARE = 0.25
 
 
