@@ -41,7 +41,7 @@ FILES: dict[str, str] = {
     TOPICS: "one row per topic: label, size, share, keywords with c-TF-IDF weights, representative papers, quality",
     TOPIC_TERMS: "per topic its top terms with c-TF-IDF weight and frequencies, for the relevance (lambda) slider",
     HIERARCHY: "BERTopic's topic hierarchy: each merge of two clusters of topics, with its distance",
-    TERMS: "the modelling vocabulary: each term with the number and share of papers using it",
+    TERMS: "the modelling vocabulary: each term with the number and share of papers using it, most used first (ties by term), the order the app reads it in",
     YEARS: "papers per year (empty when the corpus has no years)",
     TOPIC_YEARS: "each topic's paper count and share of each year's papers",
     KEYWORD_YEARS: "each term's document frequency and share of each year's papers",
