@@ -42,7 +42,10 @@ more than X of the core papers,
 a topic, ``pipeline.model.labels.GENERIC_PHRASES``, on since REPRESENT_VERSION 8), ``norepair``
 (labels chosen larger topic first and left so, ``pipeline.model.label_choice.REPAIR``, as before
 REPRESENT_VERSION 10), ``nogenericsmall`` (no phrases of generic words under 1,000 papers,
-``pipeline.model.labels.GENERIC_IN_SMALL_CORPORA``, as before REPRESENT_VERSION 11);
+``pipeline.model.labels.GENERIC_IN_SMALL_CORPORA``, as before REPRESENT_VERSION 11), ``centre``
+/ ``centreX`` / ``centregraph`` (the clustering sees the embeddings less the corpus's mean vector,
+or less X times it, normalised again; or only its kNN graph is made from them; the measures stay
+on the model's own embeddings; screened 2026-12-04, not in the product);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -190,7 +193,7 @@ def apply_variant(variant: str) -> None:
         elif name in NUMBERED and name != part:
             module, constant, read = NUMBERED[name]
             value = read(part[len(name) :])
-        elif part == "base":
+        elif part == "base" or part.startswith("centre"):  # ``centre`` is applied in ``run``
             continue
         else:
             raise SystemExit(f"unknown variant part {part!r}")
@@ -234,10 +237,26 @@ def label_row(docs, embeddings, labels, dt, embed) -> dict:
     }
 
 
+def centred(embeddings: np.ndarray, share: float = 1.0) -> np.ndarray:
+    """The embeddings less ``share`` of the corpus's mean vector, normalised again (variants
+    ``centre``, ``centreX``)."""
+    out = embeddings - share * embeddings.mean(axis=0, dtype=np.float64).astype(np.float32)
+    return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+
 def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labels: bool) -> list[dict]:
     docs, embeddings, truth, config = load(name, artifacts)
     apply_variant(variant)
-    knn = shared_knn(embeddings, config.umap)
+    # ``centre``: the clustering (its kNN graph, k-means step and vote) sees the centred embeddings;
+    # sizes, coherence and labels are measured on the model's own, as for every other variant.
+    # ``centregraph``: only the kNN graph is made from the centred embeddings.
+    part = next((p for p in variant.split("+") if p.startswith("centre")), None)
+    if part == "centregraph":
+        knn = shared_knn(centred(embeddings), config.umap)
+        clustered = embeddings
+    else:
+        clustered = embeddings if part is None else centred(embeddings, float(part[len("centre") :] or 1))
+        knn = shared_knn(clustered, config.umap)
     dt = doc_terms(docs, ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
     cache = artifacts / ".cache"
 
@@ -248,14 +267,14 @@ def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labe
     for seed in seeds:
         params = dataclasses.replace(config.cluster, seed=seed)
         started = time.perf_counter()
-        labels = C.cluster(None, embeddings, params, knn=knn[0]).labels
+        labels = C.cluster(None, clustered, params, knn=knn[0]).labels
         row = {"corpus": name, "variant": variant, "kind": "ours", "seed": seed, "n": len(docs)}
         row["seconds"] = round(time.perf_counter() - started, 2)
         row |= describe(labels, embeddings, truth)
         if with_labels:
             row |= label_row(docs, embeddings, labels, dt, embed)
         runs.append(labels)
-        resampled.append(resampled_clustering(embeddings, knn, config, seed))
+        resampled.append(resampled_clustering(clustered, knn, config, seed))
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "labels"}), flush=True)
     summary = {"corpus": name, "variant": variant, "kind": "summary", "seeds": seeds, "n": len(docs)}
