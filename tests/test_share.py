@@ -136,6 +136,11 @@ def test_short_ids_are_short_stable_and_unique(corpus):
     assert short_id("xss-1") == ids[corpus.paper_pos("xss-1")]  # a hash of the doc id: survives rebuilds
     forced = short_ids(["a", "b", "a2"])
     assert len({len(s) for s in forced}) == 1
+    # Two ids whose 8 characters collide (found by hashing 3 million ids) get 13, the others keep 8.
+    assert short_id("paper-800074") == short_id("paper-2153829")
+    clash = short_ids(pd.Series(["paper-800074", "x", "paper-2153829"], dtype="str"))
+    assert clash.tolist() == [short_id("paper-800074", 13), short_id("x"), short_id("paper-2153829", 13)]
+    assert len(set(clash)) == 3 and [len(s) for s in clash] == [13, 8, 13]
     parsed, problems = readinglist.parse("ABCDEFGH, abcdefgh,bad!,x")
     assert parsed == ("abcdefgh",) and problems
 
