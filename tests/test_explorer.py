@@ -453,6 +453,21 @@ def test_keyword_hits_are_kept_per_texts_query_filters_and_k(corpus, index, monk
     caches._keyword_cached.clear()
 
 
+def test_the_search_warm_up_opens_the_index_and_loads_the_encoder_once_per_build(corpus, small_artifacts, monkeypatch):
+    """What the first search needs is made in the background once the corpus is open, once."""
+    import threading
+
+    monkeypatch.setattr(search, "_WARMING", set())
+    fresh = data.load_corpus(small_artifacts, "small")
+    opened, encoders = [], []
+    for _ in range(2):  # the second call finds the build warming or warm
+        search.warm(fresh, opened.append, lambda c: encoders.append(c) or caches.encoder_for(c))
+        for thread in threading.enumerate():
+            if thread.name == f"warm-{fresh.name}":
+                thread.join(timeout=120)
+    assert opened == [fresh] and encoders == [fresh]
+
+
 def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fix_it(small_artifacts, tmp_path, index):
     copy_build(small_artifacts, "small", tmp_path, "old")
     shutil.rmtree(tmp_path / "old" / schema.KEYWORD_INDEX)
