@@ -128,16 +128,7 @@ def read_terms(folder: Path) -> pd.DataFrame:
 
 def _most_used_first(terms: pd.DataFrame) -> bool:
     """Whether ``terms`` is already most frequent first, ties by term, on a fresh index."""
-    if len(terms) < 2:
-        return isinstance(terms.index, pd.RangeIndex)
     df = terms["df"].to_numpy()
     words = terms["term"].array
-    falls = df[1:] <= df[:-1]
-    tied = df[1:] == df[:-1]
-    in_order = np.asarray(words[1:] >= words[:-1], dtype=bool)
-    return (
-        isinstance(terms.index, pd.RangeIndex)
-        and terms.index.start == 0
-        and bool(falls.all())
-        and bool((in_order | ~tied).all())
-    )
+    in_order = np.asarray(words[1:] >= words[:-1], dtype=bool) | (df[1:] != df[:-1])
+    return terms.index.equals(pd.RangeIndex(len(terms))) and bool((df[1:] <= df[:-1]).all() and in_order.all())
