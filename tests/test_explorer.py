@@ -21,6 +21,7 @@ from pipeline.core import artifacts, schema
 from pipeline.core.artifacts import ArtifactError
 from pipeline.formats import palette
 from pipeline.formats.blobs import FLAG_REASSIGNED, NO_TOPIC, mask_blob, pack, points_blob, rows_blob, unpack
+from pipeline.formats.ids import short_ids
 from pipeline.model.label_evidence import WEAK_MARK
 
 XSS_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
@@ -137,6 +138,43 @@ def test_a_corpus_maps_its_papers_and_reads_as_one_built_before_papers_arrow(cor
     np.testing.assert_array_equal(corpus.topic_index, old.topic_index)
     np.testing.assert_array_equal(corpus.short_ids, old.short_ids)
     np.testing.assert_array_equal(corpus.quoted_ids, old.quoted_ids)
+
+
+def test_the_build_writes_the_short_ids_and_an_older_build_gets_them_from_its_doc_ids(
+    corpus, small_artifacts, tmp_path, monkeypatch
+):
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    # The build writes each paper's short id (a hash a paper, made once), in both paper files ...
+    want = short_ids(corpus.papers["doc_id"])
+    assert corpus.papers["short_id"].tolist() == want.tolist()
+    assert pq.read_table(corpus.folder / schema.PAPERS, columns=["short_id"])["short_id"].to_pylist() == want.tolist()
+    # ... and the app reads them from there, without hashing a doc id.
+    copy_build(small_artifacts, "small", tmp_path, "new")
+    with monkeypatch.context() as m:
+        m.setattr(data, "short_ids", lambda _: pytest.fail("short ids made again"))
+        np.testing.assert_array_equal(data.load_corpus(tmp_path, "new").short_ids, want)
+    # A build made before the column (in either file) loads, and makes the same ids from its doc ids.
+    for older in ("arrow", "parquet"):
+        copy_build(small_artifacts, "small", tmp_path, older)
+        folder = tmp_path / older
+        if older == "parquet":
+            (folder / schema.PAPERS_ARROW).unlink()
+        else:
+            table = (
+                ipc.open_file(pa.memory_map(str(folder / schema.PAPERS_ARROW))).read_all().drop_columns(["short_id"])
+            )
+            (folder / schema.PAPERS_ARROW).unlink()
+            with ipc.new_file(folder / schema.PAPERS_ARROW, table.schema) as out:
+                out.write_table(table)
+        parquet = pq.read_table(folder / schema.PAPERS)
+        pq.write_table(parquet.drop_columns(["short_id"]), folder / schema.PAPERS)
+        loaded = data.load_corpus(tmp_path, older)
+        assert "short_id" not in loaded.papers
+        pd.testing.assert_frame_equal(loaded.papers, corpus.papers.drop(columns="short_id"))
+        np.testing.assert_array_equal(loaded.short_ids, want)
 
 
 def test_terms_load_most_used_first_whether_or_not_the_file_is(corpus, small_artifacts, tmp_path):

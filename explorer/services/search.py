@@ -378,9 +378,11 @@ _WARM_LOCK = threading.Lock()
 def warm(corpus: Corpus, index: Callable[[Corpus], object], encoder: Callable[[Corpus], Encoder]) -> None:
     """Open the keyword index (or, for a build without ``keyword_index/``, build it) and load the
     query encoder in the background, once per build, so that the first search does not wait for
-    them. The papers' short ids (every result's reading-list button; about a second at a million
-    papers) are not made here: made while the first page's data is still being sent, they held
-    Python's lock long enough to delay the map's first visit by about 0.8 s (BENCHMARKS.md).
+    them. The papers' short ids (every result's reading-list button) are the build's
+    (``papers.short_id``); for an older build without them the first page that needs them makes
+    them (about a second at a million papers): made here, while the first page's data was still
+    being sent, they held Python's lock long enough to delay the map's first visit by about 0.8 s
+    (BENCHMARKS.md).
 
     Args:
         index, encoder: how to get them (the app passes ``explorer.ui.caches``' shared copies, so

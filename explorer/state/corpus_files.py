@@ -19,6 +19,9 @@ from pipeline.core.artifacts import ArtifactError
 
 #: Columns of papers.parquet the app reads (``source_*`` and ``extra`` stay on disk).
 PAPER_COLUMNS = schema.APP_PAPER_COLUMNS
+#: Columns that builds made before them lack; the app makes them itself (``short_id``: from
+#: ``doc_id``, ``explorer.state.data.Corpus.short_ids``).
+LATER_PAPER_COLUMNS = ("short_id",)
 TEXT_COLUMNS = ["title", "abstract", "model_text", "venue", "authors", "url", "label", "keywords"]
 
 
@@ -29,7 +32,8 @@ def check(condition: bool, name: str, what: str) -> None:
 
 
 def read_papers(folder: Path, name: str) -> pd.DataFrame:
-    """``PAPER_COLUMNS`` of the build's papers, in row order.
+    """``PAPER_COLUMNS`` of the build's papers, in row order (``LATER_PAPER_COLUMNS`` only where the
+    build has them).
 
     From ``papers.arrow`` memory-mapped when the build has it: its texts stay in the file (pages
     are read when a page shows them), so opening a corpus costs little time and memory whatever
@@ -46,9 +50,9 @@ def read_papers(folder: Path, name: str) -> pd.DataFrame:
         source = schema.PAPERS_ARROW
     else:
         papers, source = artifacts.read_table(folder, schema.PAPERS, columns=_parquet_columns(folder)), schema.PAPERS
-    missing = [c for c in PAPER_COLUMNS if c not in papers.columns]
+    missing = [c for c in PAPER_COLUMNS if c not in papers.columns and c not in LATER_PAPER_COLUMNS]
     check(not missing, name, f"{source} lacks columns {missing}")
-    papers = papers[PAPER_COLUMNS]
+    papers = papers[[c for c in PAPER_COLUMNS if c in papers.columns]]
     rows = papers["row"].to_numpy()
     if not (rows[1:] > rows[:-1]).all():  # sorting copies every column: only when needed
         papers = papers.sort_values("row", kind="stable")

@@ -24,6 +24,7 @@ from pipeline.build.results import TopicResult
 from pipeline.core import artifacts, schema
 from pipeline.core.topic_tables import TopicTables
 from pipeline.formats import blobs, palette
+from pipeline.formats.ids import short_ids
 
 #: Packages whose versions the manifest records: those that change the topics or the map (igraph's
 #: Leiden for the graph clustering, pynndescent's approximate kNN graph), the embedding and the files.
@@ -46,7 +47,8 @@ def paper_table(papers: pd.DataFrame, result: TopicResult) -> pd.DataFrame:
     """papers.parquet: the ingested papers with their row, topic, probability, flags and position."""
     n = len(papers)
     out = papers.copy(deep=False)  # new columns only: the texts are not copied
-    out.insert(1, "row", np.arange(n, dtype=np.int32))
+    out.insert(1, "short_id", short_ids(out["doc_id"]))  # a hash a paper: made once here, not by each app start
+    out.insert(2, "row", np.arange(n, dtype=np.int32))
     out["topic"] = np.asarray(result.topics, dtype=np.int32)
     out["topic_prob"] = np.asarray(result.topic_prob, dtype=np.float32)
     out["was_outlier"] = np.asarray(result.was_outlier, dtype=bool)

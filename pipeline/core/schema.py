@@ -65,6 +65,8 @@ FILES: dict[str, str] = {
 #: Columns of papers.parquet, in order, with their meaning.
 PAPER_COLUMNS: dict[str, str] = {
     "doc_id": "stable paper id: the input's id when it has one, else a hash of title and abstract",
+    "short_id": "the id in reading-list, tour and export links: the first 8 characters of the base32 BLAKE2b hash of "
+    "doc_id, 13 where two papers' 8 collide (`pipeline.formats.ids`); builds without it get it from doc_id on load",
     "row": "position of the paper in embeddings.npy and topic_distribution.npy",
     "title": "display title (the input's, or derived from the abstract)",
     "title_derived": "True when the title was derived from the abstract",
@@ -92,7 +94,7 @@ PAPER_COLUMNS: dict[str, str] = {
 #: Columns of papers.parquet the app reads, in ``papers.arrow`` (``source_*`` and ``extra`` stay in
 #: papers.parquet only).
 APP_PAPER_COLUMNS = [
-    "doc_id", "row", "title", "title_derived", "abstract", "model_text", "year", "venue", "authors",
+    "doc_id", "short_id", "row", "title", "title_derived", "abstract", "model_text", "year", "venue", "authors",
     "url", "label", "keywords", "topic", "topic_prob", "was_outlier", "placed", "x", "y",
 ]  # fmt: skip
 

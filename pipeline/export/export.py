@@ -312,7 +312,7 @@ def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.
     p: dict[str, list] = {
         "id": papers["doc_id"].astype(str).tolist(),
         "t": column_texts(papers["title"]),
-        "sid": [str(s) for s in short_ids(papers["doc_id"])],
+        "sid": [str(s) for s in (papers["short_id"] if "short_id" in papers else short_ids(papers["doc_id"]))],
     }
     if "title_derived" in papers:
         p["td"] = np.flatnonzero(papers["title_derived"].fillna(False).astype(bool).to_numpy()).tolist()

@@ -2,9 +2,11 @@
 
 A short id is the first 8 characters (40 bits) of the base32 BLAKE2b hash of the paper's
 ``doc_id``, lower case; the rare papers whose 8 characters collide in a corpus get 13. Since doc
-ids are stable, so are short ids: a link keeps working after a rebuild. The app
-(``explorer.state.data``, ``explorer.state.readinglist``) and the offline export (``pipeline.export.export``) compute
-them here, so a reading-list link resolves in both.
+ids are stable, so are short ids: a link keeps working after a rebuild. The build makes them here
+once (``pipeline.build.writer``, the ``short_id`` column of the paper files); the app
+(``explorer.state.data``, ``explorer.state.readinglist``) and the offline export
+(``pipeline.export.export``) read that column, or make them here for a build without it, so a
+reading-list link resolves in both.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def _short_ids_fast(value: np.ndarray) -> np.ndarray:
 def short_ids(doc_ids: Iterable[str]) -> np.ndarray:
     """Short ids of ``doc_ids`` (object ``(n,)``), unique: colliding 8-character ids get 13.
 
-    Made once per corpus, on first use (a hash per paper), never on a rerun.
+    A hash per paper (about 0.9 s a million): made once per build, by the writer.
     """
     listed = doc_ids.tolist() if isinstance(doc_ids, (pd.Series, pd.Index, np.ndarray)) else list(doc_ids)
     ids = [d if type(d) is str else str(d) for d in listed]
