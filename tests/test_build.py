@@ -16,6 +16,7 @@ from pipeline.build import writer
 from pipeline.build.build import build
 from pipeline.cli import cli
 from pipeline.core import artifacts, schema
+from pipeline.formats.ids import short_ids
 from tests.conftest import SMALL_CORPUS, TEST_ENCODER, fast_config
 
 
@@ -132,6 +133,10 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     assert len(mapped) == len(lines) and mapped["doc_id"].tolist() == stored_papers["doc_id"].tolist()
     assert mapped["abstract"].tolist() == stored_papers["abstract"].tolist()
     assert mapped["topic"].tolist() == stored_papers["topic"].tolist()
+    # Every paper's short id, the new ones' too, and the old ones' unchanged (links keep working).
+    want = short_ids(stored_papers["doc_id"]).tolist()
+    assert mapped["short_id"].tolist() == stored_papers["short_id"].tolist() == want
+    assert new.loc[old.index, "short_id"].tolist() == old["short_id"].tolist()
     # The add wrote a keyword index of every paper, new ones included: the same as indexing them now.
     assert {s.name for s in manifest.stages} >= {"place", "write", "keyword_index"}
     stored = bm25.load_index(folder / schema.KEYWORD_INDEX, len(new))
