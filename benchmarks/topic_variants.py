@@ -155,6 +155,29 @@ def load(name: str, artifacts: Path):
     return papers["model_text"].tolist(), np.asarray(vectors, dtype=np.float32), truth, config
 
 
+def induced_runs_on(graph, edges, resolution: float, seeds: list[int], keeps: list) -> list[np.ndarray]:
+    """Variant ``induced`` (screened 2026-12-04, not in the product): a run that sees only some
+    papers runs Leiden on the graph they induce instead of the whole graph with the others' edges
+    weighing nothing: the same modularity, about half the time (18,661 papers: 0.7 s against 1.3 s
+    a run), the papers visited in another random order; the others are ``-1`` in the run. Replaces
+    ``pipeline.model.cluster_graph._runs_on`` in this process only (every corpus here is under
+    ``PARALLEL_MIN_PAPERS``, so no worker makes the runs)."""
+    out = []
+    a, b, w = edges
+    for seed, keep in zip(seeds, keeps, strict=True):
+        if keep is None:
+            out.append(graph.leiden(resolution, seed))
+            continue
+        both = keep[a] & keep[b]
+        rows = np.flatnonzero(keep)
+        at = np.full(len(keep), -1, dtype=np.int64)
+        at[rows] = np.arange(len(rows))
+        run = np.full(len(keep), -1, dtype=np.int64)
+        run[rows] = cluster_graph.LeidenGraph(len(rows), (at[a[both]], at[b[both]], w[both])).leiden(resolution, seed)
+        out.append(run)
+    return out
+
+
 #: Variant parts: a name with a number (``refine1``, ``div2.0``) -> the constant it sets and how
 #: the number reads; and the flags (``cap``, ``novote``) -> the constant and its value.
 NUMBERED = {
@@ -180,7 +203,7 @@ FLAGS = {
     "gsmooth": (cluster_params, "GRAPH_SMOOTH", True),
     "norepair": (label_choice, "REPAIR", False),
     "nogenericsmall": (labels_module, "GENERIC_IN_SMALL_CORPORA", False),
-    "induced": (cluster_graph, "_runs_on", lambda *args: induced_runs_on(*args)),
+    "induced": (cluster_graph, "_runs_on", induced_runs_on),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]
@@ -237,29 +260,6 @@ def label_row(docs, embeddings, labels, dt, embed) -> dict:
         "weak": sum(chosen[t][1].value < 0.5 for t in ids),
         "labels": [(names[t], sizes[t], round(scored.coverage[t], 2)) for t in sorted(ids, key=lambda t: -sizes[t])],
     }
-
-
-def induced_runs_on(graph, edges, resolution: float, seeds: list[int], keeps: list) -> list[np.ndarray]:
-    """Variant ``induced`` (screened 2026-12-04, not in the product): a run that sees only some
-    papers runs Leiden on the graph they induce instead of the whole graph with the others' edges
-    weighing nothing: the same modularity, about half the time (18,661 papers: 0.7 s against 1.3 s
-    a run), the papers visited in another random order; the others are ``-1`` in the run. Replaces
-    ``pipeline.model.cluster_graph._runs_on`` in this process only (every corpus here is under
-    ``PARALLEL_MIN_PAPERS``, so no worker makes the runs)."""
-    out = []
-    a, b, w = edges
-    for seed, keep in zip(seeds, keeps, strict=True):
-        if keep is None:
-            out.append(graph.leiden(resolution, seed))
-            continue
-        both = keep[a] & keep[b]
-        rows = np.flatnonzero(keep)
-        at = np.full(len(keep), -1, dtype=np.int64)
-        at[rows] = np.arange(len(rows))
-        run = np.full(len(keep), -1, dtype=np.int64)
-        run[rows] = cluster_graph.LeidenGraph(len(rows), (at[a[both]], at[b[both]], w[both])).leiden(resolution, seed)
-        out.append(run)
-    return out
 
 
 def centred(embeddings: np.ndarray, share: float = 1.0) -> np.ndarray:

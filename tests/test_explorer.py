@@ -19,6 +19,7 @@ from explorer.state.filters import Filters, apply, clean, describe
 from explorer.ui import caches
 from pipeline.core import artifacts, schema
 from pipeline.core.artifacts import ArtifactError
+from pipeline.formats import ids as ids_module
 from pipeline.formats import palette
 from pipeline.formats.blobs import FLAG_REASSIGNED, NO_TOPIC, mask_blob, pack, points_blob, rows_blob, unpack
 from pipeline.formats.ids import short_ids
@@ -154,7 +155,7 @@ def test_the_build_writes_the_short_ids_and_an_older_build_gets_them_from_its_do
     # ... and the app reads them from there, without hashing a doc id.
     copy_build(small_artifacts, "small", tmp_path, "new")
     with monkeypatch.context() as m:
-        m.setattr(data, "short_ids", lambda _: pytest.fail("short ids made again"))
+        m.setattr(ids_module, "short_ids", lambda _: pytest.fail("short ids made again"))
         np.testing.assert_array_equal(data.load_corpus(tmp_path, "new").short_ids, want)
     # A build made before the column (in either file) loads, and makes the same ids from its doc ids.
     for older in ("arrow", "parquet"):

@@ -36,7 +36,7 @@ from pipeline.core import artifacts, schema
 from pipeline.core.manifest import Manifest
 from pipeline.core.topic_tables import TopicTables
 from pipeline.formats import palette
-from pipeline.formats.ids import short_ids
+from pipeline.formats.ids import paper_short_ids
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,10 +155,7 @@ class Corpus:
     def short_ids(self) -> np.ndarray:
         """object ``(papers,)``: short ids for reading-list links (``explorer.state.readinglist``): the
         build's ``short_id`` column, or made from the doc ids for a build without it (0.9 s a million)."""
-        if "short_id" in self.papers:
-            ids = self.papers["short_id"].to_numpy(dtype=object)
-        else:
-            ids = short_ids(self.papers["doc_id"])
+        ids = paper_short_ids(self.papers)
         ids.setflags(write=False)
         return ids
 

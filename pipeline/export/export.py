@@ -58,7 +58,7 @@ from pipeline.core.topic_tables import TopicTables
 from pipeline.export.export_common import GZIP_LEVEL, column_texts, gzip_json, http_url, text_or_none, topic_table
 from pipeline.export.export_compare import compare_part, reference_tables
 from pipeline.formats.blobs import points_blob, unpack
-from pipeline.formats.ids import short_ids
+from pipeline.formats.ids import paper_short_ids
 from pipeline.model.place import own_topic_similarity
 
 TEMPLATE = "export.html"
@@ -312,7 +312,7 @@ def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.
     p: dict[str, list] = {
         "id": papers["doc_id"].astype(str).tolist(),
         "t": column_texts(papers["title"]),
-        "sid": [str(s) for s in (papers["short_id"] if "short_id" in papers else short_ids(papers["doc_id"]))],
+        "sid": [str(s) for s in paper_short_ids(papers)],
     }
     if "title_derived" in papers:
         p["td"] = np.flatnonzero(papers["title_derived"].fillna(False).astype(bool).to_numpy()).tolist()

@@ -64,3 +64,11 @@ def short_ids(doc_ids: Iterable[str]) -> np.ndarray:
     for i in np.flatnonzero(counts[where] > 1):
         out[i] = short_id(ids[i], LONG)
     return out
+
+
+def paper_short_ids(papers: pd.DataFrame) -> np.ndarray:
+    """The short ids of ``papers`` (object ``(n,)``): their ``short_id`` column, which builds
+    write, or :func:`short_ids` of their ``doc_id`` for a build made before it."""
+    if "short_id" in papers:
+        return papers["short_id"].to_numpy(dtype=object)
+    return short_ids(papers["doc_id"])
