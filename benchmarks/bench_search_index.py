@@ -199,7 +199,7 @@ def phase_build(texts: Path, folder: Path) -> dict:
     papers = pd.read_parquet(texts)
     before = memory()
     t0 = time.perf_counter()
-    index = bm25.build_index(papers["model_text"].tolist())
+    index = bm25.build_index(bm25.index_texts(papers["title"].tolist(), papers["abstract"].tolist()))
     built = time.perf_counter() - t0
     after_build = memory()
     t0 = time.perf_counter()
@@ -264,7 +264,7 @@ def phase_new(folder: Path) -> dict:
     def open_index(corpus):
         index = bm25.load_index(folder / schema.KEYWORD_INDEX, corpus.n_papers)
         assert index is not None
-        return index
+        return _search().KeywordIndex(index, shown_text=bm25.indexes_shown_text(folder / schema.KEYWORD_INDEX))
 
     return _search_phase(lambda: map_arrow(folder / "texts.arrow"), open_index)
 

@@ -62,3 +62,122 @@ def test_sorted_numbering_scores_as_bm25s_own_index_does():
         np.testing.assert_allclose(a, b, rtol=1e-6)
     assert json.dumps(sorted(ours.vocab_dict.items(), key=lambda kv: kv[1]))  # numbered 0..n-1
     assert sorted(ours.vocab_dict.values()) == list(range(len(ours.vocab_dict)))
+
+
+# ------------------------------------------------------------------------------------------
+# The index narrows the exact-phrase check (bm25.phrase_candidates)
+# ------------------------------------------------------------------------------------------
+
+ODD_TITLES = ["Subgraph neural networks", "A \u212aernel method", "Claſſification of İnput", "3D scenes", None, "x"]
+ODD_ABSTRACTS = [
+    "We study subgraph neural networks for molecules; graph neural nets too.",
+    "KERNEL methods for reinforcement\tlearning exploration; pre-training and $\\mathcal{O}(n)$ bounds.",
+    "ınput classification with diffusion models for image generation, in this paper.",
+    "Reinforcement learning explorations in 3d scenes: state-of-the-art neural radiance fields.",
+    "Diffusion\u00a0Models FOR image-generation and image generation.",
+    "",
+]
+PHRASES = [
+    "graph neural", "subgraph neural networks", "neural network", "kernel methods", "a kernel",
+    "classification of input", "input classification", "diffusion models for image generation",
+    "models for image", "reinforcement learning exploration", "learning explor", "3d scenes", "3D SCENES",
+    "state-of-the-art neural", "of the", "in this paper", "for image", "pre-training and", "O}(n)$ bounds",
+    "networks for", "zzz qqq", "image generation", "ion models",
+]  # fmt: skip
+
+
+def _tiny_corpus(titles, abstracts):
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    papers = pd.DataFrame({"title": titles, "abstract": abstracts}).astype("string[pyarrow]")
+    return SimpleNamespace(n_papers=len(titles), papers=papers)
+
+
+def test_the_index_keeps_every_paper_that_holds_a_phrase():
+    """Glued words, a Kelvin sign, a long s, dotted and dotless i, tabs and no-break spaces, a
+    hyphen, LaTeX: every paper the exact-phrase check finds is among the index's candidates, and the
+    candidates are fewer than the papers for most phrases (or the narrowing would be pointless)."""
+    from explorer.services import search
+
+    corpus = _tiny_corpus(ODD_TITLES, ODD_ABSTRACTS)
+    index = search.build_bm25(corpus)
+    narrowed = 0
+    for query in PHRASES:
+        holds = search.phrase_mask(corpus, query)
+        candidates = index.phrase_candidates(query)
+        if candidates is None:
+            continue
+        assert not (holds & ~candidates).any(), (query, np.flatnonzero(holds & ~candidates))
+        narrowed += int(candidates.sum() < len(candidates))
+    assert narrowed >= len(PHRASES) // 2
+    assert not index.phrase_candidates("zzz qqq").any()  # a word no paper has: none can hold it
+    assert index.phrase_candidates("of the") is None  # nothing to narrow by: stop words only
+    assert index.phrase_candidates("neural") is None  # one word is not a phrase
+
+
+def test_keyword_search_finds_the_same_papers_with_the_index_narrowing_the_phrase_check(monkeypatch):
+    """The narrowed check gives the full check's answer (the round after the first narrows): same
+    papers, order and marks as an index that cannot narrow (an older build's)."""
+    from explorer.services import search
+
+    corpus = _tiny_corpus(ODD_TITLES * 3, ODD_ABSTRACTS * 3)
+    index = search.build_bm25(corpus)
+    plain = search.KeywordIndex(index.bm25, shown_text=False)
+    monkeypatch.setattr(search, "PHRASE_FIRST_ROUND", 1)
+    monkeypatch.setattr(search, "PHRASE_ROUND_GROWTH", 2)
+    for query in PHRASES:
+        for k in (1, 2, 5, 50):
+            a = search.keyword_search(corpus, index, query, k=k)
+            b = search.keyword_search(corpus, plain, query, k=k)
+            np.testing.assert_array_equal(a.rows, b.rows, err_msg=f"{query} k={k}")
+            np.testing.assert_array_equal(a.exact, b.exact, err_msg=f"{query} k={k}")
+            np.testing.assert_array_equal(a.exact, search.phrase_mask(corpus, query)[a.rows], err_msg=query)
+
+
+def test_real_abstracts_phrases_cut_anywhere_are_kept(small_artifacts):
+    """Phrases cut from the fixture's own abstracts at any character (the first word the end of a
+    word, the last the start of one) are found among the candidates wherever they are held."""
+    from explorer.services import search
+    from explorer.state import data
+
+    corpus = data.load_corpus(small_artifacts, "small")
+    index = search.open_bm25(corpus)
+    assert index.shown_text
+    rng = np.random.default_rng(11)
+    abstracts = corpus.papers["abstract"].tolist()
+    tried = 0
+    for _ in range(300):
+        text = abstracts[int(rng.integers(len(abstracts)))]
+        if len(text) < 80:
+            continue
+        start = int(rng.integers(len(text) - 60))
+        query = text[start : start + int(rng.integers(12, 60))]
+        if len(query.split()) < 2:
+            continue
+        candidates = index.phrase_candidates(query)
+        if candidates is not None:
+            holds = search.phrase_mask(corpus, query)
+            assert holds.any() and not (holds & ~candidates).any(), query
+            tried += 1
+    assert tried > 100
+
+
+def test_the_letters_indexed_as_ascii_are_every_letter_the_phrase_check_folds_to_ascii():
+    """Over all of Unicode: a character that RE2 (the check) or Python's re (its fallback) matches
+    with an ASCII letter or digit, case ignored, lower-cases to it or is indexed as it."""
+    import re
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chars = [chr(i) for i in range(128, 0x110000) if not 0xD800 <= i < 0xE000]
+    text = "".join(chars)
+    python = {m.group() for m in re.finditer(r"[a-z0-9]", text, re.IGNORECASE)}
+    hit = pc.match_substring_regex(pa.array(chars), "^[a-z0-9]$", ignore_case=True).to_numpy(zero_copy_only=False)
+    folded = python | {chars[i] for i in np.flatnonzero(hit)}
+    assert folded  # the Kelvin sign and the long s at least
+    for char in folded:
+        shown = bm25.index_texts([char], [""])[0].split("\n")[0]
+        assert shown.lower().isascii() and len(shown.lower()) == 1, hex(ord(char))

@@ -140,9 +140,11 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     # The add wrote a keyword index of every paper, new ones included: the same as indexing them now.
     assert {s.name for s in manifest.stages} >= {"place", "write", "keyword_index"}
     stored = bm25.load_index(folder / schema.KEYWORD_INDEX, len(new))
-    fresh = bm25.build_index(pd.read_parquet(folder / schema.PAPERS).sort_values("row")["model_text"].tolist())
+    shown = pd.read_parquet(folder / schema.PAPERS).sort_values("row")
+    fresh = bm25.build_index(bm25.index_texts(shown["title"], shown["abstract"]))
     assert stored is not None and stored.scores["num_docs"] == len(lines)
-    new_text = pd.read_parquet(folder / schema.PAPERS).sort_values("row")["model_text"].iat[len(lines) - 1]
+    assert bm25.indexes_shown_text(folder / schema.KEYWORD_INDEX)
+    new_text = shown["abstract"].iat[len(lines) - 1]
     for query in (" ".join(new_text.split()[3:7]), "planning agents", "graph neural networks"):
         tokens = bm25.tokenize([query])[0]
         np.testing.assert_array_equal(

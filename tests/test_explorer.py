@@ -17,6 +17,7 @@ from explorer.services import analysis, figures, mapview, overview_figures, sear
 from explorer.state import data, state
 from explorer.state.filters import Filters, apply, clean, describe
 from explorer.ui import caches
+from pipeline.analysis import bm25
 from pipeline.core import artifacts, schema
 from pipeline.core.artifacts import ArtifactError
 from pipeline.formats import ids as ids_module
@@ -368,8 +369,9 @@ KEYWORD_QUERIES = [
 def test_the_builds_keyword_index_is_memory_mapped_and_ranks_as_indexing_the_papers_does(corpus, index):
     stored = search.load_bm25(corpus)
     assert stored is not None and search.index_note(corpus) is None
-    assert isinstance(stored.scores["data"], np.memmap) and isinstance(stored.scores["indices"], np.memmap)
-    assert stored.vocab_dict == index.vocab_dict
+    assert stored.shown_text and index.shown_text
+    assert isinstance(stored.bm25.scores["data"], np.memmap) and isinstance(stored.bm25.scores["indices"], np.memmap)
+    assert stored.bm25.vocab_dict == index.bm25.vocab_dict
     mask = apply(corpus, Filters(years=(2021, 2023)))
     for query in KEYWORD_QUERIES:
         for allowed in (None, mask):
@@ -455,9 +457,11 @@ def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index, monk
         for k in (1, 5, 25, 500):
             mask = rng.random(corpus.n_papers) < 0.7 if k != 500 else None
             tokens = search.tokenize([query])[0]
-            ids = index.get_tokens_ids(tokens) if tokens else []
+            ids = index.bm25.get_tokens_ids(tokens) if tokens else []
             scores = (
-                np.asarray(index.get_scores(ids), dtype=np.float32) if ids else np.zeros(corpus.n_papers, np.float32)
+                np.asarray(index.bm25.get_scores(ids), dtype=np.float32)
+                if ids
+                else np.zeros(corpus.n_papers, np.float32)
             )
             exact = search.phrase_mask(corpus, query)
             allowed = (scores > 0) & (mask if mask is not None else True)
@@ -515,7 +519,7 @@ def test_a_build_without_a_keyword_index_is_indexed_in_memory_and_says_how_to_fi
     note = search.index_note(old)
     assert "no keyword index" in note and "python -m pipeline build FILES --name old --force" in note
     fallback = caches.bm25_index(old)  # what the app uses: built in memory, as before the artifact
-    assert not isinstance(fallback.scores["data"], np.memmap)
+    assert not isinstance(fallback.bm25.scores["data"], np.memmap) and fallback.shown_text
     for query in KEYWORD_QUERIES[:4]:
         np.testing.assert_array_equal(
             search.keyword_search(old, fallback, query).rows, search.keyword_search(old, index, query).rows
@@ -534,6 +538,13 @@ def test_a_keyword_index_that_does_not_fit_the_papers_is_not_used(small_artifact
     meta["version"] = 0
     meta_path.write_text(json.dumps(meta))
     assert search.load_bm25(odd) is None
+    # A build of the first version (its index of the cleaned model_text) still ranks; only the
+    # narrowing of the phrase check by the index's postings is off.
+    meta["version"] = 1
+    meta_path.write_text(json.dumps(meta))
+    older = search.load_bm25(odd)
+    assert older is not None and not older.shown_text and older.phrase_candidates("planning agents") is None
+    assert bm25.index_problem(folder / schema.KEYWORD_INDEX, odd.n_papers) is None
 
 
 def test_bm25_respects_the_filters_and_odd_queries(corpus, index):

@@ -139,7 +139,7 @@ def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, pape
 
 def test_the_files_search_index_scores_exactly_as_the_app(page_html, corpus):
     index = parts(page_html)["index"]
-    app = search.build_bm25(corpus)
+    app = search.build_bm25(corpus).bm25
     for query in QUERIES:
         ids = app.get_tokens_ids(search.tokenize([query])[0])
         expected = np.asarray(app.get_scores(ids), dtype=np.float32) if ids else np.zeros(corpus.n_papers, np.float32)

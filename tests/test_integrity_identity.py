@@ -131,7 +131,7 @@ def _derived(corpus: data.Corpus) -> dict:
     header, _ = unpack(mapcomponent.points(corpus).data)  # the map's cached points
     tree, distance, heat = panels._overview_figures(corpus.key, None, corpus)
     return {
-        "bm25_docs": int(index.scores["num_docs"]),
+        "bm25_docs": int(index.bm25.scores["num_docs"]),
         "map_points": int(header["n"]),
         "overview_topics": len(heat.data[0].z),
         "html_papers": int(re.search(r'"papers":(\d+)', downloads.offline_html(corpus)).group(1)),

@@ -72,16 +72,39 @@ def _empty() -> Hits:
 # ------------------------------------------------------------------------------------------
 
 
-def build_bm25(corpus: Corpus):
-    """A BM25 index over each paper's title and abstract (the cleaned modelling text), built in
-    memory: for builds made before the index was part of the build (``keyword_index/``)."""
-    return bm25.build_index(corpus.papers["model_text"].fillna("").tolist())
+@dataclass
+class KeywordIndex:
+    """A corpus's BM25 index (``bm25``, a ``bm25s.BM25``); ``shown_text``: it indexes each paper's
+    title and abstract as shown (``bm25.index_texts``), so its postings may narrow the exact-phrase
+    check; False for an index of the cleaned ``model_text`` (before ``bm25.INDEX_VERSION`` 2)."""
+
+    bm25: object
+    shown_text: bool
+
+    @functools.cached_property
+    def words(self):
+        """The index's words by id (Arrow), for ``bm25.phrase_candidates``."""
+        return bm25.vocabulary(self.bm25)
+
+    def phrase_candidates(self, query: str) -> np.ndarray | None:
+        """bool ``(papers,)``: the papers that can hold ``query`` as a phrase (a superset), or None
+        when the index cannot say (``bm25.phrase_candidates``)."""
+        return bm25.phrase_candidates(self.bm25, self.words, query) if self.shown_text else None
 
 
-def load_bm25(corpus: Corpus):
+def build_bm25(corpus: Corpus) -> KeywordIndex:
+    """A BM25 index of each paper's title and abstract as shown, built in memory: for builds made
+    before the index was part of the build (``keyword_index/``)."""
+    texts = bm25.index_texts(corpus.papers["title"].tolist(), corpus.papers["abstract"].tolist())
+    return KeywordIndex(bm25.build_index(texts), shown_text=True)
+
+
+def load_bm25(corpus: Corpus) -> KeywordIndex | None:
     """The build's own BM25 index (``keyword_index/``, memory-mapped), or None when the build has
     none or one that does not fit (see ``pipeline.analysis.bm25.index_problem``)."""
-    return bm25.load_index(corpus.folder / schema.KEYWORD_INDEX, corpus.n_papers)
+    folder = corpus.folder / schema.KEYWORD_INDEX
+    index = bm25.load_index(folder, corpus.n_papers)
+    return None if index is None else KeywordIndex(index, shown_text=bm25.indexes_shown_text(folder))
 
 
 @functools.lru_cache(maxsize=64)
@@ -220,23 +243,28 @@ PHRASE_ROUND_GROWTH = 8
 PHRASE_ALL_SHARE = 1 / 32
 
 
-def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None = None, k: int = 20) -> Hits:
+def keyword_search(
+    corpus: Corpus, index: KeywordIndex, query: str, *, mask: np.ndarray | None = None, k: int = 20
+) -> Hits:
     """BM25 ranking of the papers sharing a word with the query (English stop words ignored);
     among them, those containing the query as an exact phrase come first, then by score, ties by row.
 
     Only the papers needed are checked for the phrase: best scores first, in growing rounds, until
     ``k`` of them contain it (then no paper further down can enter the first ``k``) or every match is
-    checked. A million abstracts are never all read for a common phrase.
+    checked. A million abstracts are never all read for a common phrase. When the first round does
+    not find ``k``, the index's postings leave out the papers that cannot hold the phrase
+    (``KeywordIndex.phrase_candidates``), so that a rare phrase reads a few thousand abstracts, not
+    every paper sharing a word with it.
 
     Args:
         index: from ``open_bm25`` (or ``explorer.ui.caches.bm25_index``).
         mask: bool ``(papers,)`` papers allowed (the filters), or None for all.
     """
     tokens = tokenize([query])[0]
-    ids = index.get_tokens_ids(tokens) if tokens else []
+    ids = index.bm25.get_tokens_ids(tokens) if tokens else []
     if not ids:
         return _empty()
-    scores = np.asarray(index.get_scores(ids), dtype=np.float32)
+    scores = np.asarray(index.bm25.get_scores(ids), dtype=np.float32)
     allowed = scores > 0
     if mask is not None:
         allowed &= mask
@@ -247,27 +275,37 @@ def keyword_search(corpus: Corpus, index, query: str, *, mask: np.ndarray | None
     if len(query.split()) < MIN_PHRASE_WORDS:
         best = rows[top_k(scores[rows], k)]
         return Hits(best, scores[best], np.zeros(len(best), dtype=bool))
+    found = _with_phrase(corpus, query, scores, rows, k, lambda: index.phrase_candidates(query))
+    rest = np.zeros(0, dtype=np.int64)
+    if len(found) < k:  # every paper with the phrase found: the best of the others follow
+        allowed[found] = False
+        without = np.flatnonzero(allowed)
+        rest = without[top_k(scores[without], k - len(found))]
+    chosen = np.concatenate([found, rest]).astype(np.int64)
+    return Hits(chosen, scores[chosen], np.arange(k) < len(found))
+
+
+def _with_phrase(corpus: Corpus, query: str, scores: np.ndarray, pool: np.ndarray, k: int, narrow) -> np.ndarray:
+    """The ``k`` best papers of ``pool`` (score desc, row asc) that hold ``query`` as a phrase, or
+    every one that does when fewer. After the first round, ``narrow()`` (bool per paper, or None)
+    may leave out papers that cannot hold it; the rounds then go on over the papers left."""
     checked, exact = 0, np.zeros(0, dtype=bool)
     size = max(PHRASE_FIRST_ROUND, k)
-    while size < len(rows):
-        order = rows[top_k(scores[rows], size)]  # (score desc, row asc): the full sort's first ``size``
+    while size < len(pool):
+        order = pool[top_k(scores[pool], size)]  # (score desc, row asc): the full sort's first ``size``
         exact = np.concatenate([exact, phrase_rows(corpus, order[checked:], query)])
         checked = size
         if exact.sum() >= k:
-            chosen = np.concatenate([order[exact], order[~exact]])[:k].astype(np.int64)
-            return Hits(chosen, scores[chosen], np.arange(k) < int(exact.sum()))
+            return order[exact][:k].astype(np.int64)
+        keep, narrow = (narrow() if narrow is not None else None), None
+        if keep is not None:  # the rounds start again on the papers left (a few hundred checked again)
+            pool, checked, exact = pool[keep[pool]], 0, np.zeros(0, dtype=bool)
         size *= PHRASE_ROUND_GROWTH
         if size > PHRASE_ALL_SHARE * corpus.n_papers:
             break
-    # Every match checked, in row order (a scan where they lie close): the k best with the phrase,
-    # then the best without it, each by (score desc, row asc).
-    has = phrase_rows(corpus, rows, query)
-    with_phrase, without = rows[has], rows[~has]
-    first = with_phrase[top_k(scores[with_phrase], min(k, len(with_phrase)))]
-    rest = without[top_k(scores[without], k - len(first))]
-    chosen = np.concatenate([first, rest]).astype(np.int64)
-    flags = np.arange(k) < len(first)
-    return Hits(chosen, scores[chosen], flags)
+    # Every paper of the pool checked, in row order (a scan where they lie close).
+    holding = pool[phrase_rows(corpus, pool, query)]
+    return holding[top_k(scores[holding], min(k, len(holding)))].astype(np.int64)
 
 
 # ------------------------------------------------------------------------------------------
@@ -365,10 +403,13 @@ def hits_frame(corpus: Corpus, hits: Hits) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------
 
 
-def open_bm25(corpus: Corpus):
+def open_bm25(corpus: Corpus) -> KeywordIndex:
     """The corpus's BM25 index: the build's ``keyword_index/`` memory-mapped, or for an older build
-    one built in memory (topic edits do not change it)."""
-    return load_bm25(corpus) or build_bm25(corpus)
+    one built in memory (topic edits do not change it); its words listed for the phrase check."""
+    index = load_bm25(corpus) or build_bm25(corpus)
+    if index.shown_text:
+        _ = index.words  # listed now (the warm-up opens the index), not by the first rare phrase
+    return index
 
 
 _WARMING: set[tuple[str, str, str]] = set()
@@ -396,6 +437,7 @@ def warm(corpus: Corpus, index: Callable[[Corpus], object], encoder: Callable[[C
     def work() -> None:
         try:
             index(corpus)
+            _python_space()  # the phrase pattern's whitespace class (about 0.07 s, once per process)
             encode_query(encoder(corpus), "warm up")
         except Exception:  # a search will report the problem to the reader
             with _WARM_LOCK:

@@ -16,13 +16,18 @@ The tokeniser is bm25s's: lower case, tokens are runs of two or more word charac
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.formats.blobs import pack, unpack
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 STOPWORDS = "en"
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -37,14 +42,37 @@ def tokenize(texts: list[str]) -> list[list[str]]:
     )
 
 
-#: Version of ``keyword_index/``: bump it when the tokeniser or the index's files change, so that the
-#: app stops reading older indexes (it builds the index in memory instead, as before the artifact).
-INDEX_VERSION = 1
+#: Version of ``keyword_index/``: bump it when the tokeniser or the index's files change. Version 2
+#: indexes each paper's title and abstract as the app shows them (``index_texts``), so that its
+#: postings can narrow the exact-phrase check (``phrase_candidates``); version 1 indexed the cleaned
+#: ``papers.model_text``. The app ranks with either (``READABLE_VERSIONS``) and narrows the phrase check
+#: only with version 2; an index of any other version is not read (the app builds one in memory).
+INDEX_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 INDEX_META = "meta.json"
 
 
+#: The letters outside ASCII that the exact-phrase check's case folding (RE2's, or Python's in its
+#: fallback) matches with an ASCII letter and that lower-case to something else: indexed as that
+#: letter (the Kelvin sign lower-cases to ``k`` by itself). Checked over all of Unicode in tests/test_bm25.py.
+ASCII_FOLDS = {"\u017f": "s", "\u0131": "i", "\u0130": "I"}
+
+
+def index_texts(titles: Sequence, abstracts: Sequence) -> list[str]:
+    """What keyword search indexes for each paper: its title and abstract as the app shows them (and
+    checks for the exact phrase), a line each; None or NaN counts as empty; the letters of
+    ``ASCII_FOLDS`` as the ASCII letters the phrase check matches them with."""
+    texts = [
+        f"{t if isinstance(t, str) else ''}\n{a if isinstance(a, str) else ''}"
+        for t, a in zip(titles, abstracts, strict=True)
+    ]
+    for letter, ascii_letter in ASCII_FOLDS.items():  # str.replace scans fast and copies only a text that has one
+        texts = [text.replace(letter, ascii_letter) for text in texts]
+    return texts
+
+
 def build_index(texts: Sequence[str]):
-    """A ``bm25s.BM25`` index of ``texts`` (each paper's ``model_text``, in row order; None counts
+    """A ``bm25s.BM25`` index of ``texts`` (``index_texts`` of the papers, in row order; None counts
     as an empty text). The app's on-demand index and the build's artifact are both made here."""
     import bm25s
 
@@ -65,6 +93,7 @@ def _meta(n_docs: int) -> dict:
         "bm25s": bm25s.__version__,
         "token_pattern": TOKEN_PATTERN,
         "stopwords": STOPWORDS,
+        "text": "title and abstract as shown",
         "n_docs": int(n_docs),
     }
 
@@ -95,10 +124,21 @@ def index_problem(folder: Path, n_docs: int) -> str | None:
     except (OSError, ValueError) as exc:
         return f"its keyword index is unreadable ({exc})"
     expected = _meta(n_docs)
-    for key in ("version", "token_pattern", "stopwords", "n_docs"):
+    if meta.get("version") not in READABLE_VERSIONS:
+        return f"its keyword index does not fit (version: {meta.get('version')!r}, expected {INDEX_VERSION!r})"
+    for key in ("token_pattern", "stopwords", "n_docs"):
         if meta.get(key) != expected[key]:
             return f"its keyword index does not fit ({key}: {meta.get(key)!r}, expected {expected[key]!r})"
     return None
+
+
+def indexes_shown_text(folder: Path) -> bool:
+    """Whether the index in ``folder`` indexes ``index_texts`` (version 2 or later), so that its
+    postings may narrow the exact-phrase check."""
+    try:
+        return int(json.loads((Path(folder) / INDEX_META).read_text(encoding="utf-8")).get("version", 0)) >= 2
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 def load_index(folder: Path, n_docs: int):
@@ -133,7 +173,7 @@ def export_index(texts: Sequence[str]):
     """The statistics the export's JavaScript needs to score BM25 exactly as bm25s does.
 
     Args:
-        texts: each paper's modelling text (``papers.model_text``), in row order, as the app indexes it.
+        texts: ``index_texts`` of the papers, in row order, as the app indexes them.
 
     Returns:
         An ``explorer.services.mapview.Blob`` of kind ``bm25`` with arrays ``doc_len`` (uint32 tokens per
@@ -199,4 +239,78 @@ def scores(blob_data: bytes, query: str) -> np.ndarray:
         tf = post_tf[lo:hi].astype(np.float64)
         c = k1 * ((1 - b) + b * doc_len[rows].astype(np.float64) / avgdl)
         out[rows] += (np.float64(idf) * (tf / (c + tf))).astype(np.float32)
+    return out
+
+
+#: A word narrows the exact-phrase check only when it is ASCII letters and digits (two or more).
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9]{2,}")
+#: A first or last word that ends or begins more of the index's words than this does not narrow the
+#: check (their postings would cost more to read than they save).
+AFFIX_WORDS_MAX = 64
+
+
+def vocabulary(index) -> pa.Array:
+    """The words of ``index`` (a ``bm25s.BM25``) as an Arrow array, each at its id."""
+    import pyarrow as pa
+
+    words = [""] * len(index.vocab_dict)
+    for word, i in index.vocab_dict.items():
+        words[i] = word
+    return pa.array(words, type=pa.string())
+
+
+def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | None:
+    """bool ``(papers,)``: every paper whose title or abstract can hold ``query`` as the app's exact
+    phrase, found from the index's postings alone (a superset); None when no word of the query
+    narrows it. Only for an index of ``index_texts`` (``indexes_shown_text``).
+
+    The phrase check (``explorer.services.search.phrase_rows``) matches the words in order, any
+    whitespace between them, case ignored, anywhere in the text: the first word may end a longer
+    word and the last begin one. So in the text a middle word stands between whitespace, and the
+    tokeniser (lower case, runs of two or more word characters) makes it a token of its own; the
+    first word ends a run and the last begins one. A word narrows the set only where that argument
+    holds exactly: it is ASCII letters and digits (which the check's case folding matches only with
+    ASCII and the letters ``index_texts`` indexes as ASCII), and no stop word (which the tokeniser drops) could be the run that holds it. Other
+    words are skipped, which only keeps more papers.
+
+    Args:
+        index: a ``bm25s.BM25`` of ``index_texts``.
+        words_by_id: ``vocabulary(index)``.
+    """
+    import pyarrow.compute as pc
+    from bm25s.stopwords import STOPWORDS_EN
+
+    words = query.split()
+    if len(words) < 2:
+        return None
+    n = int(index.scores["num_docs"])
+    indptr, indices = index.scores["indptr"], index.scores["indices"]
+    lists = []
+    for place, word in enumerate(words):
+        if not _PLAIN_WORD.fullmatch(word):
+            continue
+        word = word.lower()
+        if 0 < place < len(words) - 1:
+            if word in STOPWORDS_EN:
+                continue
+            ids = np.array([index.vocab_dict[word]] if word in index.vocab_dict else [], dtype=np.int64)
+        else:
+            first = place == 0
+            if any(stop.endswith(word) if first else stop.startswith(word) for stop in STOPWORDS_EN):
+                continue
+            hit = (pc.ends_with if first else pc.starts_with)(words_by_id, word)
+            ids = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+            if len(ids) > AFFIX_WORDS_MAX:
+                continue
+        if not len(ids):  # no paper holds this word where the phrase needs it
+            return np.zeros(n, dtype=bool)
+        lists.append(ids)
+    if not lists:
+        return None
+    out = None
+    for ids in sorted(lists, key=lambda ids: int((indptr[ids + 1] - indptr[ids]).sum())):  # rarest first
+        holds = np.zeros(n, dtype=bool)
+        for t in ids:
+            holds[indices[indptr[t] : indptr[t + 1]]] = True
+        out = holds if out is None else out & holds
     return out

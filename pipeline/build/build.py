@@ -285,7 +285,7 @@ def _build_steps(run: _Run, inputs, previous, *, refit: bool, force: bool, encod
     # Every build writes the whole index again, an incremental one too: an index with
     # the new papers' terms and the corpus's new statistics (idf, mean length).
     with run.stages.stage("keyword_index", f"Indexing {len(papers):,} papers for keyword search"):
-        writer.write_keyword_index(run.folder, texts)
+        writer.write_keyword_index(run.folder, papers)
     _finish_summary(summary, run, topics)
     manifest = Manifest.from_dict(  # read as the app reads it: written back, it is the same JSON
         writer.manifest(

@@ -134,9 +134,11 @@ def write_topic_tables(folder: Path, tables: TopicTables) -> None:
         np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
 
 
-def write_keyword_index(folder: Path, texts: list[str]) -> None:
-    """``keyword_index/``: the keyword search's BM25 index of ``texts`` (``papers.model_text`` in row
-    order), which the app memory-maps instead of indexing the papers itself."""
+def write_keyword_index(folder: Path, papers: pd.DataFrame) -> None:
+    """``keyword_index/``: the keyword search's BM25 index of the papers' titles and abstracts as
+    shown (``bm25.index_texts``, in row order), which the app memory-maps instead of indexing the
+    papers itself."""
+    texts = bm25.index_texts(papers["title"].tolist(), papers["abstract"].tolist())
     bm25.save_index(bm25.build_index(texts), folder / schema.KEYWORD_INDEX, len(texts))
 
 

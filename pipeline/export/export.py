@@ -12,7 +12,7 @@ What it carries (``ExportData``), each in a ``<script>`` element of its own:
   is opened, a phrase is searched or a CSV is written (the browser inflates them with its own
   ``DecompressionStream``);
 * the keyword index (``pipeline.analysis.bm25.export_index``), also gzip-compressed, so that the file's
-  search ranks as the app's keyword search does: BM25 over the cleaned title and abstract, same
+  search ranks as the app's keyword search does: BM25 over the title and abstract as shown, same
   tokens, same float32 arithmetic, papers containing the exact phrase first;
 * a small JSON of corpus facts and topics;
 * with a reference (``export_html(..., reference=REF)``; the app's download from a page whose URL
@@ -140,8 +140,7 @@ def export_html(
         name: corpus name.
         out: the HTML file to write (parent folders are created; written atomically).
         papers: papers to export instead of ``papers.parquet`` (e.g. after curation). Needs the
-            columns ``doc_id, title, abstract, topic, x, y``; uses ``model_text`` (the keyword
-            index; else title and abstract), ``title_derived, year, venue, authors, url, keywords,
+            columns ``doc_id, title, abstract, topic, x, y``; uses ``title_derived, year, venue, authors, url, keywords,
             label, topic_similarity, was_outlier, placed, moved`` when present (``topic_similarity``:
             cosine to the topic's embedding; computed here when neither table is given).
         topics: topics to export instead of ``topics.parquet``. Needs ``topic, label``; uses
@@ -336,13 +335,8 @@ def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.
     if "topic_similarity" in papers:
         p["ts"] = [None if pd.isna(v) else round(float(v), 2) for v in papers["topic_similarity"]]
 
-    if "model_text" in papers:
-        texts = papers["model_text"].fillna("").astype(str).tolist()
-        indexed = "the cleaned title and abstract (as the app indexes them)"
-    else:
-        texts = [f"{t}. {a}" for t, a in zip(p["t"], column_texts(papers["abstract"]), strict=True)]
-        indexed = "the title and abstract"
-    index = bm25.export_index(texts)
+    index = bm25.export_index(bm25.index_texts(p["t"], column_texts(papers["abstract"])))
+    indexed = "the title and abstract"
 
     valid_years = years.dropna().astype(int) if years is not None else pd.Series([], dtype=int)
     embedding = manifest.embedding
