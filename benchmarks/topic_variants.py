@@ -46,7 +46,9 @@ REPRESENT_VERSION 10), ``nogenericsmall`` (no phrases of generic words under 1,0
 / ``centreX`` / ``centregraph`` (the clustering sees the embeddings less the corpus's mean vector,
 or less X times it, normalised again; or only its kNN graph is made from them; the measures stay
 on the model's own embeddings; screened 2026-12-04, not in the product), ``induced`` (each Leiden
-run on the graph its papers induce, :func:`induced_runs_on`; screened 2026-12-04, not in the product);
+run on the graph its papers induce, :func:`induced_runs_on`; screened 2026-12-04, not in the product),
+``knnK`` (the shared kNN graph the clustering and its 90% samples read has K neighbours instead of
+``umap.n_neighbors``' 15 under 9,000 papers; screened 2026-12-04, eleventh session);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -218,7 +220,7 @@ def apply_variant(variant: str) -> None:
         elif name in NUMBERED and name != part:
             module, constant, read = NUMBERED[name]
             value = read(part[len(name) :])
-        elif part == "base" or part.startswith("centre"):  # ``centre`` is applied in ``run``
+        elif part == "base" or part.startswith(("centre", "knn")):  # applied in ``run``
             continue
         else:
             raise SystemExit(f"unknown variant part {part!r}")
@@ -272,6 +274,10 @@ def centred(embeddings: np.ndarray, share: float = 1.0) -> np.ndarray:
 def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labels: bool) -> list[dict]:
     docs, embeddings, truth, config = load(name, artifacts)
     apply_variant(variant)
+    # ``knnK``: the shared kNN graph (the clustering's and its samples') with K neighbours.
+    knn_part = next((p for p in variant.split("+") if p.startswith("knn")), None)
+    if knn_part is not None:
+        config = with_overrides(config, {"umap": {"n_neighbors": int(knn_part[len("knn") :])}})
     # ``centre``: the clustering (its kNN graph, k-means step and vote) sees the centred embeddings;
     # sizes, coherence and labels are measured on the model's own, as for every other variant.
     # ``centregraph``: only the kNN graph is made from the centred embeddings.
