@@ -54,7 +54,8 @@ INDEX_META = "meta.json"
 
 #: The letters outside ASCII that the exact-phrase check's case folding (RE2's, or Python's in its
 #: fallback) matches with an ASCII letter and that lower-case to something else: indexed as that
-#: letter (the Kelvin sign lower-cases to ``k`` by itself). Checked over all of Unicode in tests/test_bm25.py.
+#: letter (the Kelvin sign lower-cases to ``k`` by itself). Checked over all of Unicode in
+#: tests/test_bm25.py.
 ASCII_FOLDS = {"\u017f": "s", "\u0131": "i", "\u0130": "I"}
 
 
@@ -270,8 +271,8 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
     tokeniser (lower case, runs of two or more word characters) makes it a token of its own; the
     first word ends a run and the last begins one. A word narrows the set only where that argument
     holds exactly: it is ASCII letters and digits (which the check's case folding matches only with
-    ASCII and the letters ``index_texts`` indexes as ASCII), and no stop word (which the tokeniser drops) could be the run that holds it. Other
-    words are skipped, which only keeps more papers.
+    ASCII and the letters ``index_texts`` indexes as ASCII), and no stop word (which the tokeniser
+    drops) could be the run that holds it. Other words are skipped, which only keeps more papers.
 
     Args:
         index: a ``bm25s.BM25`` of ``index_texts``.

@@ -140,9 +140,10 @@ def export_html(
         name: corpus name.
         out: the HTML file to write (parent folders are created; written atomically).
         papers: papers to export instead of ``papers.parquet`` (e.g. after curation). Needs the
-            columns ``doc_id, title, abstract, topic, x, y``; uses ``title_derived, year, venue, authors, url, keywords,
-            label, topic_similarity, was_outlier, placed, moved`` when present (``topic_similarity``:
-            cosine to the topic's embedding; computed here when neither table is given).
+            columns ``doc_id, title, abstract, topic, x, y``; uses ``title_derived, year, venue,
+            authors, url, keywords, label, topic_similarity, was_outlier, placed, moved`` when
+            present (``topic_similarity``: cosine to the topic's embedding; computed here when
+            neither table is given). The keyword index is made from the titles and abstracts.
         topics: topics to export instead of ``topics.parquet``. Needs ``topic, label``; uses
             ``keywords, x, y`` when present (else the median position of the topic's papers), and
             ``label_support, curated`` to mark weak labels as the app does (``pipeline.model.label_evidence.shown_labels``).
