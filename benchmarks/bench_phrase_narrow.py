@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_app_grown import drop_page_cache  # noqa: E402
+from benchmarks.bench_phrase_rounds import COUNT_READS, run_child  # noqa: E402
 
 #: The rare phrases of BENCHMARKS.md ("The real 1M build again"), two more, and common ones.
 QUERIES = [
@@ -52,12 +52,7 @@ sys.path.insert(0, {code!r})
 from pathlib import Path
 from explorer.services import search
 from explorer.state import data
-read = {{"papers": 0}}
-check = search.phrase_rows
-def counted(corpus, rows, query):
-    read["papers"] += len(rows)
-    return check(corpus, rows, query)
-search.phrase_rows = counted
+{count_reads}
 corpus = data.load_corpus(Path({art!r}), {name!r})
 index = search.open_bm25(corpus)
 if {off!r}:
@@ -80,11 +75,8 @@ print(json.dumps(out))
 def one(code: Path, art: Path, name: str, off: bool, cold: bool = False) -> list[dict]:
     if cold:
         drop_page_cache()
-    child = CHILD.format(code=str(code), art=str(art), name=name, off=off, queries=QUERIES)
-    proc = subprocess.run([sys.executable, "-c", child], cwd=code, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(proc.stderr[-3000:])
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    child = CHILD.format(code=str(code), art=str(art), name=name, off=off, queries=QUERIES, count_reads=COUNT_READS)
+    return run_child(child, code)
 
 
 def main() -> None:

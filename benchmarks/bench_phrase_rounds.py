@@ -24,6 +24,17 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_app_grown import NAME, QUERIES, drop_page_cache, make  # noqa: E402
 
+#: A child's lines that count the papers the exact-phrase check reads (``read["papers"]``), after
+#: ``from explorer.services import search``.
+COUNT_READS = """
+read = {"papers": 0}
+check = search.phrase_rows
+def counted(corpus, rows, query):
+    read["papers"] += len(rows)
+    return check(corpus, rows, query)
+search.phrase_rows = counted
+"""
+
 CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
@@ -31,12 +42,7 @@ from pathlib import Path
 from explorer.services import search
 from explorer.state import data
 search.PHRASE_ROUND_GROWTH = {growth}
-read = {{"papers": 0}}
-check = search.phrase_rows
-def counted(corpus, rows, query):
-    read["papers"] += len(rows)
-    return check(corpus, rows, query)
-search.phrase_rows = counted
+{count_reads}
 corpus = data.load_corpus(Path({art!r}), {name!r})
 t = time.perf_counter(); index = search.open_bm25(corpus); opened = time.perf_counter() - t
 out = []
@@ -50,8 +56,15 @@ print(json.dumps({{"index_open_s": opened, "searches": out}}))
 
 def one(art: Path, growth: int) -> dict:
     drop_page_cache()
-    code = CHILD.format(root=str(ROOT), art=str(art), name=NAME, queries=QUERIES, growth=growth)
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    code = CHILD.format(
+        root=str(ROOT), art=str(art), name=NAME, queries=QUERIES, growth=growth, count_reads=COUNT_READS
+    )
+    return run_child(code, ROOT)
+
+
+def run_child(code: str, cwd: Path):
+    """Run ``code`` in a fresh Python process in ``cwd``; its last line of output, read as JSON."""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-3000:])
     return json.loads(proc.stdout.strip().splitlines()[-1])
