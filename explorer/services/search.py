@@ -285,11 +285,13 @@ def keyword_search(
     return Hits(chosen, scores[chosen], np.arange(k) < len(found))
 
 
-def _with_phrase(corpus: Corpus, query: str, scores: np.ndarray, pool: np.ndarray, k: int, narrow) -> np.ndarray:
+def _with_phrase(
+    corpus: Corpus, query: str, scores: np.ndarray, pool: np.ndarray, k: int, narrow: Callable[[], np.ndarray | None]
+) -> np.ndarray:
     """The ``k`` best papers of ``pool`` (score desc, row asc) that hold ``query`` as a phrase, or
     every one that does when fewer. After the first round, ``narrow()`` (bool per paper, or None)
     may leave out papers that cannot hold it; the rounds then go on over the papers left."""
-    checked, exact = 0, np.zeros(0, dtype=bool)
+    checked, exact, narrowed = 0, np.zeros(0, dtype=bool), False
     size = max(PHRASE_FIRST_ROUND, k)
     while size < len(pool):
         order = pool[top_k(scores[pool], size)]  # (score desc, row asc): the full sort's first ``size``
@@ -297,7 +299,8 @@ def _with_phrase(corpus: Corpus, query: str, scores: np.ndarray, pool: np.ndarra
         checked = size
         if exact.sum() >= k:
             return order[exact][:k].astype(np.int64)
-        keep, narrow = (narrow() if narrow is not None else None), None
+        keep = None if narrowed else narrow()
+        narrowed = True
         if keep is not None:  # the rounds start again on the papers left (a few hundred checked again)
             pool, checked, exact = pool[keep[pool]], 0, np.zeros(0, dtype=bool)
         size *= PHRASE_ROUND_GROWTH

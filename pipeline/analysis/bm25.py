@@ -49,6 +49,7 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 #: only with version 2; an index of any other version is not read (the app builds one in memory).
 INDEX_VERSION = 2
 READABLE_VERSIONS = (1, 2)
+SHOWN_TEXT_VERSION = 2
 INDEX_META = "meta.json"
 
 
@@ -134,10 +135,11 @@ def index_problem(folder: Path, n_docs: int) -> str | None:
 
 
 def indexes_shown_text(folder: Path) -> bool:
-    """Whether the index in ``folder`` indexes ``index_texts`` (version 2 or later), so that its
-    postings may narrow the exact-phrase check."""
+    """Whether the index in ``folder`` indexes ``index_texts`` (``SHOWN_TEXT_VERSION`` or later), so
+    that its postings may narrow the exact-phrase check."""
     try:
-        return int(json.loads((Path(folder) / INDEX_META).read_text(encoding="utf-8")).get("version", 0)) >= 2
+        version = json.loads((Path(folder) / INDEX_META).read_text(encoding="utf-8")).get("version", 0)
+        return int(version) >= SHOWN_TEXT_VERSION
     except (OSError, ValueError, TypeError):
         return False
 
