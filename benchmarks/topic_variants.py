@@ -48,7 +48,10 @@ or less X times it, normalised again; or only its kNN graph is made from them; t
 on the model's own embeddings; screened 2026-12-04, not in the product), ``induced`` (each Leiden
 run on the graph its papers induce, :func:`induced_runs_on`; screened 2026-12-04, not in the product),
 ``knnK`` (the shared kNN graph the clustering and its 90% samples read has K neighbours instead of
-``umap.n_neighbors``' 15 under 9,000 papers; screened 2026-12-04, eleventh session);
+``umap.n_neighbors``' 15 under 9,000 papers; screened 2026-12-04, eleventh session),
+``acrossphrases`` (terms as scikit-learn makes them, joining words across a stop word or
+punctuation, as before REPRESENT_VERSION 12, ``pipeline.model.vocab.WITHIN_PHRASES``; ``base`` rows
+of 2026-12-05 before the first ``acrossphrases`` rows are with them);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -92,7 +95,7 @@ from pipeline.evaluation import evaluate as ev  # noqa: E402
 from pipeline.evaluation.quality import resampled_clustering  # noqa: E402
 from pipeline.ingest.ingest import ingest  # noqa: E402
 from pipeline.model import cluster as C  # noqa: E402
-from pipeline.model import cluster_consensus, cluster_graph, cluster_params, cluster_refine, label_choice  # noqa: E402
+from pipeline.model import cluster_consensus, cluster_graph, cluster_params, cluster_refine, label_choice, vocab  # noqa: E402
 from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
@@ -206,6 +209,7 @@ FLAGS = {
     "norepair": (label_choice, "REPAIR", False),
     "nogenericsmall": (labels_module, "GENERIC_IN_SMALL_CORPORA", False),
     "induced": (cluster_graph, "_runs_on", induced_runs_on),
+    "acrossphrases": (vocab, "WITHIN_PHRASES", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

@@ -6,10 +6,12 @@ slider and coherence, so a keyword means the same thing everywhere.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+from sklearn.feature_extraction.text import CountVectorizer
 
 #: Words that carry no topic in an abstract ("we propose a novel method ..."). Added to
 #: scikit-learn's English list; a keyword made of these is never shown.
@@ -45,6 +47,11 @@ ACADEMIC_STOP_WORDS = frozenset(
 TOKEN_PATTERN = r"(?u)\b[^\W\d_][^\W_]*(?:-[^\W_]+)*\b"
 
 
+#: Where a phrase ends: no term spans these ("images. Language ..." gives no "images language").
+#: Stop words end a phrase too (:class:`TermVectorizer`).
+PHRASE_BREAK = re.compile(r"[.,;:!?()\[\]{}\"“”]+|\s[-–—]+\s")
+
+
 def stop_words() -> list[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -55,11 +62,49 @@ def keeps_token(token: str) -> bool:
     return len(token) >= 2 and not token.replace("-", "").isdigit()
 
 
-def make_vectorizer(*, ngram_range=(1, 2), min_df: int = 1, max_df: float = 1.0, vocabulary=None):
-    """The project's CountVectorizer (lowercase, English + academic stop words, 1-2-grams)."""
-    from sklearn.feature_extraction.text import CountVectorizer
+class TermVectorizer(CountVectorizer):
+    """scikit-learn's CountVectorizer whose phrases are ones the papers write.
 
-    return CountVectorizer(
+    scikit-learn drops stop words and then joins the words left into n-grams, so "large language
+    models (LLMs)" gives "language llms" ("large" and "models" are stop words here) and "chain of
+    thought" gives "chain thought": phrases no paper uses (29% of ICML 2024's two-word terms).
+    Here an n-gram is made only of words next to each other in one phrase: stop words and
+    punctuation (:data:`PHRASE_BREAK`) end it. Single words are the same as scikit-learn's.
+    Its parameters are CountVectorizer's own (BERTopic saves them as JSON); a vectorizer made
+    again from them (``BERTopic.load``) counts the saved vocabulary in scikit-learn's way.
+    """
+
+    def build_analyzer(self):
+        stops = frozenset(self.get_stop_words() or ()) | {_BREAK}
+        token = re.compile(self.token_pattern)
+        low, high = self.ngram_range
+        lowercase = self.lowercase
+
+        def analyze(doc: str) -> list[str]:
+            doc = PHRASE_BREAK.sub(f" {_BREAK} ", doc.lower() if lowercase else doc)
+            words = [None if w in stops else w for w in token.findall(doc)]  # None ends a phrase
+            out = [w for w in words if w is not None] if low <= 1 else []
+            for size in range(max(low, 2), high + 1):
+                grams = zip(*(words[i:] for i in range(size)), strict=False)  # shorter tails end it
+                out += [" ".join(g) for g in grams if None not in g]
+            return out
+
+        return analyze
+
+
+#: Terms are words written next to each other (:class:`TermVectorizer`); False: scikit-learn's
+#: n-grams of the words left once stop words are dropped (before ``REPRESENT_VERSION`` 12; kept
+#: for ``benchmarks/topic_variants.py``'s ``acrossphrases``).
+WITHIN_PHRASES = True
+
+#: A word no text holds, put where a phrase breaks (:class:`TermVectorizer`).
+_BREAK = "zzphrasebreakzz"
+
+
+def make_vectorizer(*, ngram_range=(1, 2), min_df: int = 1, max_df: float = 1.0, vocabulary=None):
+    """The project's vectorizer (:class:`TermVectorizer`: lowercase, English + academic stop
+    words, 1-2-grams of words written next to each other)."""
+    return (TermVectorizer if WITHIN_PHRASES else CountVectorizer)(
         lowercase=True,
         stop_words=stop_words(),
         token_pattern=TOKEN_PATTERN,
