@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import CountVectorizer
 
 #: Words that carry no topic in an abstract ("we propose a novel method ..."). Added to
 #: scikit-learn's English list; a keyword made of these is never shown.
@@ -48,8 +47,12 @@ TOKEN_PATTERN = r"(?u)\b[^\W\d_][^\W_]*(?:-[^\W_]+)*\b"
 
 
 #: Where a phrase ends: no term spans these ("images. Language ..." gives no "images language").
-#: Stop words end a phrase too (:class:`TermVectorizer`).
+#: Stop words end a phrase too (``TermVectorizer``).
 PHRASE_BREAK = re.compile(r"[.,;:!?()\[\]{}\"“”]+|\s[-–—]+\s")
+
+#: Put where a phrase breaks and counted as a stop word (``TermVectorizer``); a paper that writes
+#: it has it read as a stop word too.
+_BREAK = "zzphrasebreakzz"
 
 
 def stop_words() -> list[str]:
@@ -62,49 +65,69 @@ def keeps_token(token: str) -> bool:
     return len(token) >= 2 and not token.replace("-", "").isdigit()
 
 
-class TermVectorizer(CountVectorizer):
-    """scikit-learn's CountVectorizer whose phrases are ones the papers write.
-
-    scikit-learn drops stop words and then joins the words left into n-grams, so "large language
-    models (LLMs)" gives "language llms" ("large" and "models" are stop words here) and "chain of
-    thought" gives "chain thought": phrases no paper uses (29% of ICML 2024's two-word terms).
-    Here an n-gram is made only of words next to each other in one phrase: stop words and
-    punctuation (:data:`PHRASE_BREAK`) end it. Single words are the same as scikit-learn's.
-    Its parameters are CountVectorizer's own (BERTopic saves them as JSON); a vectorizer made
-    again from them (``BERTopic.load``) counts the saved vocabulary in scikit-learn's way.
-    """
-
-    def build_analyzer(self):
-        stops = frozenset(self.get_stop_words() or ()) | {_BREAK}
-        token = re.compile(self.token_pattern)
-        low, high = self.ngram_range
-        lowercase = self.lowercase
-
-        def analyze(doc: str) -> list[str]:
-            doc = PHRASE_BREAK.sub(f" {_BREAK} ", doc.lower() if lowercase else doc)
-            words = [None if w in stops else w for w in token.findall(doc)]  # None ends a phrase
-            out = [w for w in words if w is not None] if low <= 1 else []
-            for size in range(max(low, 2), high + 1):
-                grams = zip(*(words[i:] for i in range(size)), strict=False)  # shorter tails end it
-                out += [" ".join(g) for g in grams if None not in g]
-            return out
-
-        return analyze
-
-
-#: Terms are words written next to each other (:class:`TermVectorizer`); False: scikit-learn's
+#: Terms are words written next to each other (``TermVectorizer``); False: scikit-learn's
 #: n-grams of the words left once stop words are dropped (before ``REPRESENT_VERSION`` 12; kept
 #: for ``benchmarks/topic_variants.py``'s ``acrossphrases``).
 WITHIN_PHRASES = True
 
-#: A word no text holds, put where a phrase breaks (:class:`TermVectorizer`).
-_BREAK = "zzphrasebreakzz"
+
+_TERM_VECTORIZER = None
+
+
+def term_vectorizer_class() -> type:
+    """``TermVectorizer`` (also ``pipeline.model.vocab.TermVectorizer``), made on first use so that
+    what imports this module (the app does) does not import scikit-learn."""
+    global _TERM_VECTORIZER
+    if _TERM_VECTORIZER is None:
+        from sklearn.feature_extraction.text import CountVectorizer
+
+        class TermVectorizer(CountVectorizer):
+            """scikit-learn's CountVectorizer whose phrases are ones the papers write.
+
+            scikit-learn drops stop words and then joins the words left into n-grams, so "large
+            language models (LLMs)" gives "language llms" ("large" and "models" are stop words
+            here) and "chain of thought" "chain thought": phrases no paper uses (29% of ICML
+            2024's two-word terms). Here an n-gram is made only of words next to each other in
+            one phrase: stop words and punctuation (:data:`PHRASE_BREAK`) end it. Single words
+            are scikit-learn's. Its parameters are CountVectorizer's own (BERTopic saves them as
+            JSON); one made again from them (``BERTopic.load``) counts the saved vocabulary in
+            scikit-learn's way.
+            """
+
+            def build_analyzer(self):
+                stops = frozenset(self.get_stop_words() or ()) | {_BREAK}
+                token = re.compile(self.token_pattern)
+                low, high = self.ngram_range
+                lowercase = self.lowercase
+
+                def analyze(doc: str) -> list[str]:
+                    doc = PHRASE_BREAK.sub(f" {_BREAK} ", doc.lower() if lowercase else doc)
+                    words = [None if w in stops else w for w in token.findall(doc)]  # None ends a phrase
+                    out = [w for w in words if w is not None] if low <= 1 else []
+                    for size in range(max(low, 2), high + 1):
+                        grams = zip(*(words[i:] for i in range(size)), strict=False)  # shorter tails end it
+                        out += [" ".join(g) for g in grams if None not in g]
+                    return out
+
+                return analyze
+
+        TermVectorizer.__module__, TermVectorizer.__qualname__ = __name__, "TermVectorizer"  # pickled by name
+        _TERM_VECTORIZER = TermVectorizer
+    return _TERM_VECTORIZER
+
+
+def __getattr__(name: str):
+    if name == "TermVectorizer":
+        return term_vectorizer_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_vectorizer(*, ngram_range=(1, 2), min_df: int = 1, max_df: float = 1.0, vocabulary=None):
-    """The project's vectorizer (:class:`TermVectorizer`: lowercase, English + academic stop
-    words, 1-2-grams of words written next to each other)."""
-    return (TermVectorizer if WITHIN_PHRASES else CountVectorizer)(
+    """The project's vectorizer (``TermVectorizer``: lowercase, English + academic stop words,
+    1-2-grams of words written next to each other)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    return (term_vectorizer_class() if WITHIN_PHRASES else CountVectorizer)(
         lowercase=True,
         stop_words=stop_words(),
         token_pattern=TOKEN_PATTERN,
