@@ -333,9 +333,10 @@ def reference_doc_term(docs: Sequence[str], terms: Sequence[str]) -> tuple[sp.cs
     """Presence of ``terms`` in ``docs``, for NPMI that treats every method's keywords alike.
 
     A term is present in a document when either of two tokenisations finds it there: the
-    pipeline's (``pipeline.model.vocab``: stop words removed, hyphenated compounds kept, so "graph
-    neural" is found in "graph of neural ...") or a plain one (scikit-learn's default tokens, no
-    stop words removed: the words of vanilla BERTopic and LDA). Only the given terms get a column,
+    pipeline's (``pipeline.model.vocab``: stop words removed, hyphenated compounds kept, a phrase
+    only as written word after word, so "graph neural" is not found in "graph of neural ...") or a
+    plain one (scikit-learn's default tokens, no stop words removed: the words of vanilla BERTopic
+    and LDA). Only the given terms get a column,
     so this stays small on large corpora.
 
     Returns:
