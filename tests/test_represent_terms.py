@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from sklearn.feature_extraction.text import CountVectorizer
 
+from pipeline.model import vocab
 from pipeline.model.represent import _topic_terms
 from pipeline.model.vocab import DocTerms
 
@@ -58,20 +60,25 @@ def test_sparse_topic_terms_equal_the_dense_ones_ties_included():
 def test_terms_are_phrases_the_papers_write():
     """No two-word term joins words a stop word or punctuation stands between; single words and
     their counts are scikit-learn's (ICML 2024: 29% of its two-word terms were such joins)."""
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    from pipeline.model import vocab
-
     docs = [
         "Large language models (LLMs) reason with chain of thought prompting.",
         "Chain of thought prompting helps large language models. Images, language and video.",
         "We train deep neural networks; neural networks generalise - sometimes.",
         "Deep neural networks and self-supervised learning of images.",
+        "An encoder/decoder with 10% more $x$-noise.",
     ]
     terms = vocab.doc_terms(docs, min_df=1)
     got = set(terms.terms.tolist())
     assert {"thought prompting", "deep neural", "neural networks", "self-supervised learning"} <= got
-    for joined in ("language llms", "chain thought", "images language", "language video", "networks neural"):
+    joined_up = (
+        "language llms",
+        "chain thought",
+        "images language",
+        "language video",
+        "networks neural",
+        "encoder decoder",
+    )
+    for joined in joined_up:
         assert joined not in got
     # every two-word term occurs as written, word after word, in some paper
     written = " | ".join(d.lower() for d in docs)

@@ -336,8 +336,7 @@ def reference_doc_term(docs: Sequence[str], terms: Sequence[str]) -> tuple[sp.cs
     pipeline's (``pipeline.model.vocab``: stop words removed, hyphenated compounds kept, a phrase
     only as written word after word, so "graph neural" is not found in "graph of neural ...") or a
     plain one (scikit-learn's default tokens, no stop words removed: the words of vanilla BERTopic
-    and LDA). Only the given terms get a column,
-    so this stays small on large corpora.
+    and LDA). Only the given terms get a column, so this stays small on large corpora.
 
     Returns:
         ``(doc_term, vocab)``: ``(n_docs, n_terms)`` 0/1 int8 CSR and term -> column.

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pipeline.core.inputs import ROOT
-from pipeline.model.vocab import ACADEMIC_STOP_WORDS
+from pipeline.model.vocab import ACADEMIC_STOP_WORDS, CLAUSE_BREAK
 
 #: Words that may appear in a label but cannot be a label on their own.
 GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
@@ -80,9 +80,9 @@ _HEADS = frozenset({"model", "models"})
 WORD_PATTERN = r"[^\W\d_][\w'-]*"
 
 
-#: Anything that is not part of a word ends a clause (hyphenated words and apostrophes stay whole;
-#: a lone hyphen stays as a token of its own, which no phrase crosses either).
-_NOT_WORD = re.compile(r"[^\w\s'-]+|_+")
+#: A clause ends at anything that is not part of a word (the keywords' rule too); a lone hyphen
+#: stays as a token of its own, which no phrase crosses either.
+_NOT_WORD = CLAUSE_BREAK
 _SPACES = re.compile(r"[^\S\n]+")
 
 

@@ -6,6 +6,7 @@ slider and coherence, so a keyword means the same thing everywhere.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -46,9 +47,13 @@ ACADEMIC_STOP_WORDS = frozenset(
 TOKEN_PATTERN = r"(?u)\b[^\W\d_][^\W_]*(?:-[^\W_]+)*\b"
 
 
-#: Where a phrase ends: no term spans these ("images. Language ..." gives no "images language").
-#: Stop words end a phrase too (``TermVectorizer``).
-PHRASE_BREAK = re.compile(r"[.,;:!?()\[\]{}\"“”]+|\s[-–—]+\s")
+#: Anything that is not part of a word ends a clause (hyphenated words and apostrophes stay whole):
+#: no keyword (:func:`make_vectorizer`) or label phrase (``pipeline.model.label_candidates``)
+#: spans one ("images. Language ..." gives no "images language").
+CLAUSE_BREAK = re.compile(r"[^\w\s'-]+|_+")
+#: Where a term ends: a clause break, or a hyphen standing alone between words (the labels' words
+#: keep it as a token of its own; the vectorizer's tokens drop it). Stop words end a term too.
+PHRASE_BREAK = re.compile(CLAUSE_BREAK.pattern + r"|\s-+\s")
 
 #: Put where a phrase breaks and counted as a stop word (``TermVectorizer``); a paper that writes
 #: it has it read as a stop word too.
@@ -71,49 +76,44 @@ def keeps_token(token: str) -> bool:
 WITHIN_PHRASES = True
 
 
-_TERM_VECTORIZER = None
-
-
+@functools.cache
 def term_vectorizer_class() -> type:
     """``TermVectorizer`` (also ``pipeline.model.vocab.TermVectorizer``), made on first use so that
     what imports this module (the app does) does not import scikit-learn."""
-    global _TERM_VECTORIZER
-    if _TERM_VECTORIZER is None:
-        from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.feature_extraction.text import CountVectorizer
 
-        class TermVectorizer(CountVectorizer):
-            """scikit-learn's CountVectorizer whose phrases are ones the papers write.
+    class TermVectorizer(CountVectorizer):
+        """scikit-learn's CountVectorizer whose phrases are ones the papers write.
 
-            scikit-learn drops stop words and then joins the words left into n-grams, so "large
-            language models (LLMs)" gives "language llms" ("large" and "models" are stop words
-            here) and "chain of thought" "chain thought": phrases no paper uses (29% of ICML
-            2024's two-word terms). Here an n-gram is made only of words next to each other in
-            one phrase: stop words and punctuation (:data:`PHRASE_BREAK`) end it. Single words
-            are scikit-learn's. Its parameters are CountVectorizer's own (BERTopic saves them as
-            JSON); one made again from them (``BERTopic.load``) counts the saved vocabulary in
-            scikit-learn's way.
-            """
+        scikit-learn drops stop words and then joins the words left into n-grams, so "large
+        language models (LLMs)" gives "language llms" ("large" and "models" are stop words
+        here) and "chain of thought" "chain thought": phrases no paper uses (29% of ICML
+        2024's two-word terms). Here an n-gram is made only of words next to each other in
+        one phrase: stop words and punctuation (:data:`PHRASE_BREAK`) end it. Single words
+        are scikit-learn's. Its parameters are CountVectorizer's own (BERTopic saves them as
+        JSON); one made again from them (``BERTopic.load``) counts the saved vocabulary in
+        scikit-learn's way.
+        """
 
-            def build_analyzer(self):
-                stops = frozenset(self.get_stop_words() or ()) | {_BREAK}
-                token = re.compile(self.token_pattern)
-                low, high = self.ngram_range
-                lowercase = self.lowercase
+        def build_analyzer(self):
+            stops = frozenset(self.get_stop_words() or ()) | {_BREAK}
+            token = re.compile(self.token_pattern)
+            low, high = self.ngram_range
+            lowercase = self.lowercase
 
-                def analyze(doc: str) -> list[str]:
-                    doc = PHRASE_BREAK.sub(f" {_BREAK} ", doc.lower() if lowercase else doc)
-                    words = [None if w in stops else w for w in token.findall(doc)]  # None ends a phrase
-                    out = [w for w in words if w is not None] if low <= 1 else []
-                    for size in range(max(low, 2), high + 1):
-                        grams = zip(*(words[i:] for i in range(size)), strict=False)  # shorter tails end it
-                        out += [" ".join(g) for g in grams if None not in g]
-                    return out
+            def analyze(doc: str) -> list[str]:
+                doc = PHRASE_BREAK.sub(f" {_BREAK} ", doc.lower() if lowercase else doc)
+                words = [None if w in stops else w for w in token.findall(doc)]  # None ends a phrase
+                out = [w for w in words if w is not None] if low <= 1 else []
+                for size in range(max(low, 2), high + 1):
+                    grams = zip(*(words[i:] for i in range(size)), strict=False)  # shorter tails end it
+                    out += [" ".join(g) for g in grams if None not in g]
+                return out
 
-                return analyze
+            return analyze
 
-        TermVectorizer.__module__, TermVectorizer.__qualname__ = __name__, "TermVectorizer"  # pickled by name
-        _TERM_VECTORIZER = TermVectorizer
-    return _TERM_VECTORIZER
+    TermVectorizer.__module__, TermVectorizer.__qualname__ = __name__, "TermVectorizer"  # pickled by name
+    return TermVectorizer
 
 
 def __getattr__(name: str):
