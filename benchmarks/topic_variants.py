@@ -95,7 +95,15 @@ from pipeline.evaluation import evaluate as ev  # noqa: E402
 from pipeline.evaluation.quality import resampled_clustering  # noqa: E402
 from pipeline.ingest.ingest import ingest  # noqa: E402
 from pipeline.model import cluster as C  # noqa: E402
-from pipeline.model import cluster_consensus, cluster_graph, cluster_params, cluster_refine, label_choice, vocab  # noqa: E402
+from pipeline.model import (  # noqa: E402
+    cluster_consensus,
+    cluster_graph,
+    cluster_params,
+    cluster_refine,
+    label_candidates,
+    label_choice,
+    vocab,
+)
 from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
@@ -197,6 +205,7 @@ NUMBERED = {
     "smooth": (C, "SMOOTH_ROUNDS", int),
     "giant": (cluster_consensus, "GIANT_SHARE", float),
     "wardbelow": (cluster_params, "AUTO_GRAPH_MIN", int),
+    "heads": (label_candidates, "MIN_HEAD_USES", int),
 }
 FLAGS = {
     "cap": (cluster_consensus, "CAP_LARGE", True),

@@ -41,6 +41,12 @@ GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
 #: "stochastic", "graph"), not something a label can end with; nouns that head compounds stay
 #: above it ("voting" 0.36 on IJCAI, "music" 0.32, "hashing" 0.49; "adversarial" 0.01).
 MIN_HEAD_SHARE = 0.3
+#: ... and it must end a phrase at least this many times (or in every use, when it has fewer): one
+#: use decides nothing. "discriminatory" (NeurIPS 2018, a topic of 14 papers: "fairness and
+#: discriminatory") and "differentially private" (NeurIPS 2017, 18 papers) each had three uses, two
+#: followed by a noun ("discriminatory behavior", "differentially private bayesian") and one that
+#: ended a clause: a share of 0.33, above the limit, from one use.
+MIN_HEAD_USES = 2
 #: Words a noun phrase is seldom followed by (a determiner or an object pronoun: "reduces the",
 #: "employing a")...
 _OBJECT_WORDS = frozenset("the a an its their our these this those them it his her each every both any such".split())
@@ -228,14 +234,15 @@ class _Phrase:
 
     @property
     def is_noun_phrase(self) -> bool:
-        """The papers use it as a noun phrase can be used: it ends a phrase (not a modifier:
-        "adversarial"), takes no object (not a verb: "reduces"), is not a single-word predicate
+        """The papers use it as a noun phrase can be used: it ends a phrase, in at least
+        :data:`MIN_HEAD_USES` of its uses (not a modifier: "adversarial"), takes no object (not a verb: "reduces"), is not a single-word predicate
         ("biased"; a phrase after "is" is usually a noun phrase: "a central problem is coalition
         structure generation"), does not start with a verb (several words after "to" or a modal:
         "to learn visual concepts") and does not end in an adverb ("exponentially")."""
         several = " " in self.term
         return (
             self.head_share >= (MIN_HEAD_SHARE if not several else MIN_HEAD_SHARE / 2)
+            and round(self.head_share * self.count) >= min(MIN_HEAD_USES, self.count)
             and not _over(self.object_share, self.count, MAX_OBJECT_SHARE)
             and not (not several and _over(self.predicate_share, self.count, MAX_PREDICATE_SHARE))
             and not (several and _over(self.verb_share, self.count, MAX_VERB_SHARE))

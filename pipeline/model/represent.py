@@ -32,7 +32,8 @@ from pipeline.model.place import topic_distribution
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-#: 12: no term spans a stop word or punctuation ("language llms" from "large language models
+#: 13: a label part must end a phrase in at least two of its uses ("discriminatory", "differentially
+#: private": once in three, ``label_candidates.MIN_HEAD_USES``); 12: no term spans a stop word or punctuation ("language llms" from "large language models
 #: (LLMs)", ``pipeline.model.vocab.TermVectorizer``); 11: phrases of generic words in corpora
 #: under 1,000 papers too;
 #: 10: a topic may take back the label a larger topic's blocks (``pipeline.model.label_choice``);
@@ -40,7 +41,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 12
+REPRESENT_VERSION = 13
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
