@@ -219,6 +219,7 @@ FLAGS = {
     "nogenericsmall": (labels_module, "GENERIC_IN_SMALL_CORPORA", False),
     "induced": (cluster_graph, "_runs_on", induced_runs_on),
     "acrossphrases": (vocab, "WITHIN_PHRASES", False),
+    "noable": (label_candidates, "ABLE_ADJECTIVES", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

@@ -282,6 +282,22 @@ def test_a_label_part_must_end_a_phrase_more_than_once():
     assert {"discrimination", "parity"} <= set(cands), cands
 
 
+def test_labels_reject_adjectives_in_able_that_the_papers_never_pluralize():
+    # "interpretable" named a topic of the NeurIPS keyword proxy ("explanations and interpretable"):
+    # it ends a clause in a third of its uses ("models that are more interpretable."), so the
+    # modifier check passes it; a word in "-able" that the papers never write in the plural is an
+    # adjective. "variable", a noun in "-able" (the papers also write "variables"), stays.
+    docs = [
+        f"Models that are more interpretable {i}. Interpretable classifiers and explanations. "
+        f"Feature explanations for each variable. Rules are less interpretable. Latent variables."
+        for i in range(5)
+    ]
+    topic = _topic(docs, [("interpretable", 1.0), ("explanations", 0.6), ("variable", 0.5)], keybert=["interpretable"])
+    cands = [t for t, _ in candidate_terms(topic)]
+    assert "interpretable" not in cands, cands
+    assert "explanations" in cands and any("variable" in t for t in cands), cands
+
+
 def test_labels_reject_a_phrase_that_starts_with_a_verb():
     # "learn visual" (ICLR 2018 once named a topic "images and learn visual") follows "to" or an
     # adverb ("jointly": the papers also write "joint") in every use: a verb and the first word of

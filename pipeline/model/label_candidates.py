@@ -32,7 +32,7 @@ GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
     tool tools manner aspect aspects scenario scenarios setting settings context contexts paradigm
     paradigms pipeline pipelines architecture architectures factor factors objective objectives
     capability capabilities ability abilities behavior behaviors behaviour behaviours domain domains
-    rule rules
+    rule rules notion notions
     """.split()
 )
 
@@ -231,6 +231,7 @@ class _Phrase:
     predicate_share: float = 0.0  # share preceded by an auxiliary, a modal or "not" ("is biased")
     adverb: bool = False  # ends in an adjective + "ly" ("exponentially", "grows exponentially")
     verb_share: float = 0.0  # share after "to", a modal or an adverb ("to learn visual"; several words only)
+    adjective: bool = False  # one word in "-able" or "-ible" never written in the plural ("interpretable")
 
     @property
     def is_noun_phrase(self) -> bool:
@@ -247,6 +248,7 @@ class _Phrase:
             and not (not several and _over(self.predicate_share, self.count, MAX_PREDICATE_SHARE))
             and not (several and _over(self.verb_share, self.count, MAX_VERB_SHARE))
             and not self.adverb
+            and not self.adjective
         )
 
 
@@ -259,6 +261,20 @@ MIN_CONTEXT_USES = 2
 def _over(share: float, count: int, limit: float) -> bool:
     """More than ``limit`` of ``count`` uses, and at least :data:`MIN_CONTEXT_USES` of them."""
     return share > limit and round(share * count) >= MIN_CONTEXT_USES
+
+
+#: Whether a single word in "-able" or "-ible" that the papers never write in the plural is taken
+#: for an adjective (:func:`is_able_adjective`; False: the variant ``noable``).
+ABLE_ADJECTIVES = True
+
+
+def is_able_adjective(term: str, text: str) -> bool:
+    """``term`` is one word in "-able" or "-ible" and ``text`` (a :func:`topic_text`) never has it in
+    the plural: an adjective ("interpretable", "scalable", "differentiable"), which the noun check
+    misses where the papers put it at the end of a clause ("models that are more interpretable":
+    "explanations and interpretable" named a topic of the NeurIPS keyword proxy). Nouns in "-able"
+    take a plural ("variables", "observables", "tables")."""
+    return " " not in term and len(term) >= 7 and term.endswith(("able", "ible")) and f" {term}s " not in text
 
 
 def adverb_bases(term: str) -> list[str]:
@@ -349,11 +365,19 @@ class PhraseStats:
         objects = sum(c for w, c in after.items() if w in _OBJECT_WORDS)
         predicates = sum(c for w, c in self._before(term).items() if w in _PREDICATE_WORDS)
         adverb = self._is_adverb(term)
+        adjective = ABLE_ADJECTIVES and is_able_adjective(term, self.text)
         verbs = 0
         if " " in term:  # a verb's marks before it: "to", a modal, an adverb ("jointly learn ...")
             verbs = sum(c for w, c in self._before(term).items() if w in _VERB_MARKS or self._is_adverb(w))
         return _Phrase(
-            term, count, 1.0 - content_next / count, objects / count, predicates / count, adverb, verbs / count
+            term,
+            count,
+            1.0 - content_next / count,
+            objects / count,
+            predicates / count,
+            adverb,
+            verbs / count,
+            adjective,
         )
 
     def _is_adverb(self, term: str) -> bool:
