@@ -331,6 +331,7 @@ def grow_build(fixture: Path, texts: Path, dest: Path) -> None:
     """``dest``: the fixture build with papers, embeddings and topic distribution grown to ``texts``."""
     from pipeline.build import writer
     from pipeline.core import schema
+    from pipeline.formats.ids import short_ids
 
     if dest.exists():
         shutil.rmtree(dest)
@@ -355,6 +356,7 @@ def grow_build(fixture: Path, texts: Path, dest: Path) -> None:
     )  # fmt: skip
     keep = ("row", "title_derived", "year", "source_row", "topic", "topic_prob", "was_outlier", "placed", "x", "y")
     papers = papers.astype({c: old[c].dtype for c in keep})
+    papers.insert(1, "short_id", short_ids(papers["doc_id"]))  # as the build's writer makes them
     papers[list(schema.PAPER_COLUMNS)].to_parquet(dest / schema.PAPERS, index=False)
     writer.write_paper_arrow(dest / schema.PAPERS_ARROW, papers)
     writer.write_map(dest, papers, topics)  # the grown map's colours and spacing, as a build writes them
