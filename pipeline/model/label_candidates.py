@@ -236,10 +236,11 @@ class _Phrase:
     @property
     def is_noun_phrase(self) -> bool:
         """The papers use it as a noun phrase can be used: it ends a phrase, in at least
-        :data:`MIN_HEAD_USES` of its uses (not a modifier: "adversarial"), takes no object (not a verb: "reduces"), is not a single-word predicate
-        ("biased"; a phrase after "is" is usually a noun phrase: "a central problem is coalition
-        structure generation"), does not start with a verb (several words after "to" or a modal:
-        "to learn visual concepts") and does not end in an adverb ("exponentially")."""
+        :data:`MIN_HEAD_USES` of its uses (not a modifier: "adversarial"), takes no object (not a
+        verb: "reduces"), is not a single-word predicate ("biased"; a phrase after "is" is usually a
+        noun phrase: "a central problem is coalition structure generation"), does not start with a
+        verb (several words after "to" or a modal: "to learn visual concepts"), does not end in an
+        adverb ("exponentially") and is not an adjective in "-able" ("interpretable")."""
         several = " " in self.term
         return (
             self.head_share >= (MIN_HEAD_SHARE if not several else MIN_HEAD_SHARE / 2)

@@ -34,7 +34,8 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: Bump when representations for the same inputs and params change.
 #: 13: a label part must end a phrase in at least two of its uses ("discriminatory", "differentially
 #: private": once in three, ``label_candidates.MIN_HEAD_USES``), "notion" is no label on its own, a
-#: word in "-able" never written in the plural is an adjective ("interpretable"); 12: no term spans a stop word or punctuation ("language llms" from "large language models
+#: word in "-able" never written in the plural is an adjective ("interpretable");
+#: 12: no term spans a stop word or punctuation ("language llms" from "large language models
 #: (LLMs)", ``pipeline.model.vocab.TermVectorizer``); 11: phrases of generic words in corpora
 #: under 1,000 papers too;
 #: 10: a topic may take back the label a larger topic's blocks (``pipeline.model.label_choice``);
