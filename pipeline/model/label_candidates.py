@@ -373,12 +373,12 @@ class PhraseStats:
         return _Phrase(
             term,
             count,
-            1.0 - content_next / count,
-            objects / count,
-            predicates / count,
-            adverb,
-            verbs / count,
-            adjective,
+            head_share=1.0 - content_next / count,
+            object_share=objects / count,
+            predicate_share=predicates / count,
+            adverb=adverb,
+            verb_share=verbs / count,
+            adjective=adjective,
         )
 
     def _is_adverb(self, term: str) -> bool:
