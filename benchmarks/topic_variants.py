@@ -51,7 +51,10 @@ run on the graph its papers induce, :func:`induced_runs_on`; screened 2026-12-04
 ``umap.n_neighbors``' 15 under 9,000 papers; screened 2026-12-04, eleventh session),
 ``acrossphrases`` (terms as scikit-learn makes them, joining words across a stop word or
 punctuation, as before REPRESENT_VERSION 12, ``pipeline.model.vocab.WITHIN_PHRASES``; ``base`` rows
-of 2026-12-05 before the first ``acrossphrases`` rows are with them);
+of 2026-12-05 before the first ``acrossphrases`` rows are with them), ``lexB`` (the clustering's
+kNN graph reranked by words as well, :func:`lexical_knn`; screened 2026-12-05, fourteenth session,
+not in the product; rows ``rspreadX``, ``calibN`` and ``corevote`` of that session were knobs
+removed again, described in EVALUATION.md);
 join them with ``+``. In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -234,7 +237,7 @@ def apply_variant(variant: str) -> None:
         elif name in NUMBERED and name != part:
             module, constant, read = NUMBERED[name]
             value = read(part[len(name) :])
-        elif part == "base" or part.startswith(("centre", "knn")):  # applied in ``run``
+        elif part == "base" or part.startswith(("centre", "knn", "lex")):  # applied in ``run``
             continue
         else:
             raise SystemExit(f"unknown variant part {part!r}")
@@ -285,6 +288,27 @@ def centred(embeddings: np.ndarray, share: float = 1.0) -> np.ndarray:
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
+def lexical_knn(embeddings: np.ndarray, dt, config, weight: float, candidates: int = 2) -> tuple:
+    """Variant ``lexB`` (screened 2026-12-05, fourteenth session): each paper's neighbours are the
+    ``candidates`` x k nearest by embedding, reranked by embedding cosine + B x the cosine of their
+    TF-IDF term vectors (the build's terms, sublinear counts, idf), the best k kept (self first)."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from sklearn.preprocessing import normalize
+
+    k = shared_knn(embeddings, config.umap)[0].shape[1]
+    wide = with_overrides(config, {"umap": {"n_neighbors": candidates * (k - 1)}})
+    idx, dist = shared_knn(embeddings, wide.umap)
+    tfidf = normalize(TfidfTransformer(sublinear_tf=True).fit_transform(dt.counts)).tocsr()
+    rows = np.repeat(np.arange(len(idx)), idx.shape[1])
+    lexical = np.asarray(tfidf[rows].multiply(tfidf[idx.ravel()]).sum(axis=1)).reshape(idx.shape)
+    score = (1.0 - dist) + weight * lexical
+    score[:, 0] = np.inf  # self first
+    order = np.lexsort((idx, -score), axis=1)[:, :k]
+    distance = np.take_along_axis(1.0 - score, order, axis=1).astype(np.float32)
+    distance[:, 0] = 0.0
+    return np.take_along_axis(idx, order, axis=1), distance
+
+
 def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labels: bool) -> list[dict]:
     docs, embeddings, truth, config = load(name, artifacts)
     apply_variant(variant)
@@ -303,6 +327,9 @@ def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labe
         clustered = embeddings if part is None else centred(embeddings, float(part[len("centre") :] or 1))
         knn = shared_knn(clustered, config.umap)
     dt = doc_terms(docs, ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
+    lex_part = next((p for p in variant.split("+") if p.startswith("lex")), None)
+    if lex_part is not None:
+        knn = lexical_knn(clustered, dt, config, float(lex_part[len("lex") :]))
     cache = artifacts / ".cache"
 
     def embed(texts):
