@@ -55,6 +55,7 @@ mapcomponent.topic_map(
     below=lambda result: share.map_selection(ctx, result.selection, result.selection_kind),
 )
 st.caption(mapcomponent.legend_caption(len(ctx.reading), hits, query))
+panels.weak_labels_caption(corpus)
 if corpus.colouring.note():
     st.caption(corpus.colouring.note())
 

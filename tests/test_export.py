@@ -33,7 +33,7 @@ from pipeline.export.export import export_html
 from pipeline.export.export_compare import reference_tables
 from pipeline.formats.blobs import unpack
 from pipeline.formats.ids import short_id, short_ids
-from pipeline.model.label_evidence import WEAK_MARK
+from pipeline.model.label_evidence import WEAK_MARK, weak_labels_note
 
 HOSTILE_TITLE = "<script>window.__xss=1</script>Adversarial prompts for vision-language agents"
 #: Queries the app and the file must rank identically: phrases, repeats, stop words, case, digits,
@@ -179,6 +179,8 @@ def test_weak_labels_carry_the_apps_mark_on_the_map_and_in_the_topic_list(small_
     shown = dict(zip(topics["topic"], labels, strict=True))
     assert {t["id"]: t["label"] for t in d["meta"]["topic_list"]} == shown  # the topic list (and its CSV)
     assert {t["id"]: t["label"] for t in d["points"][0]["topics"]} == shown  # the map's labels
+    assert d["meta"]["weak_note"] == weak_labels_note(labels)  # what the mark means, said as the app says it
+    assert d["meta"]["weak_note"].startswith("(?) marks 1 weak label:")
     app = data.load_corpus(tmp_path, "weak").tables.topics
     assert dict(zip(app["topic"], app["label"], strict=True)) == shown  # as the app shows them
     assert load_side(tmp_path, "weak").labels == shown  # a comparison's rows, stored or in the file
@@ -344,6 +346,25 @@ def test_the_map_draws_every_point_and_the_table_counts_every_paper(tab, papers,
     assert {t: c for t, c in colours} == corpus.colouring.colours  # the app's colours
     tab.page.screenshot(path=str(output_dir / "export.png"), full_page=True)
     print(f"export loaded in {tab.load_ms:.0f} ms")
+
+
+@pytest.mark.browser
+def test_the_file_says_under_its_map_what_a_weak_labels_mark_means(browser, small_artifacts, topics, tmp_path):
+    """The (?) the legend shows is explained under the map, as the app's map page explains it; a
+    file whose labels are all sure says nothing."""
+    for name, support in (("weak", [0.3, 0.44] + [0.9] * (len(topics) - 2)), ("sure", [0.9] * len(topics))):
+        shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), tmp_path / name)
+        topics.assign(label_support=support).to_parquet(tmp_path / name / schema.TOPICS)
+        t = Offline(browser, export_html(tmp_path, name, tmp_path / f"{name}.html"), size=(1280, 720))
+        try:
+            note = t.page.locator("#map-note")
+            if name == "weak":
+                assert note.is_visible() and t.page.locator(".legend .weak").count() == 2
+                assert note.inner_text() == weak_labels_note([WEAK_MARK] * 2), note.inner_text()
+            else:
+                assert not note.is_visible() and t.page.locator(".legend .weak").count() == 0
+        finally:
+            t.close()
 
 
 @pytest.mark.browser

@@ -159,6 +159,21 @@ def test_the_weak_flag_is_decided_on_the_support_as_shown(small_artifacts, tmp_p
         assert (f"support {value})" in unescape(texts(at.caption))) == weak
 
 
+def test_the_map_page_says_what_the_weak_mark_means_when_a_label_carries_it(small_artifacts, tmp_path, monkeypatch):
+    """A "(?)" in the map's legend is explained beside the map, with how many labels carry it and
+    what the number behind it is; with no weak label there is nothing to explain."""
+    source = artifacts.corpus_path(small_artifacts, "small")
+    topics = pd.read_parquet(source / schema.TOPICS)
+    cases = {"weak": [0.3, 0.45] + [0.9] * (len(topics) - 2), "sure": [0.9] * len(topics)}
+    for name, support in cases.items():
+        shutil.copytree(source, tmp_path / name)
+        topics.assign(label_support=support).to_parquet(tmp_path / name / schema.TOPICS, index=False)
+    weak = unescape(texts(run(tmp_path, monkeypatch, "pages/map.py", corpus="weak").caption))
+    assert "(?) marks 2 weak labels:" in weak and "lower bound of an 80% confidence interval" in weak, weak
+    sure = unescape(texts(run(tmp_path, monkeypatch, "pages/map.py", corpus="sure").caption))
+    assert "(?)" not in sure and "weak label" not in sure, sure
+
+
 def test_a_build_without_label_support_still_opens(small_artifacts, tmp_path):
     root = tmp_path / "art"
     shutil.copytree(artifacts.corpus_path(small_artifacts, "small"), root / "small")

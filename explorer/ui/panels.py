@@ -17,7 +17,7 @@ from explorer.services import analysis, figures, overview_figures, text
 from explorer.state import state
 from explorer.state.data import Corpus
 from explorer.ui import present, share, shell, url_state
-from pipeline.model.label_evidence import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak
+from pipeline.model.label_evidence import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak, weak_labels_note
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
@@ -101,9 +101,9 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
         (
             "Label support",
             num(row["label_support"], f".{SUPPORT_DIGITS}f"),
-            f"how far the topic's papers and top keywords use the label's words, 0-1 (below {WEAK_SUPPORT:.2f} as "
-            "shown: weak, marked (?)); "
-            "– for a label written by hand",
+            "share of the topic's papers whose title or abstract use all the label's words (or all of one part's, "
+            "for an 'A and B' label), 0-1, as the lower bound of its 80% confidence interval (below "
+            f"{WEAK_SUPPORT:.2f} as shown: weak, marked (?)); – for a label written by hand",
         ),
         (
             "Coherence",
@@ -321,6 +321,13 @@ def weak_label_note(row: pd.Series) -> None:
         f"half of the topic's {int(row['size']):,} papers use its words, or too few to be sure (top keywords: {text.plain(keywords)}). The topic "
         "may gather papers on several subjects; read its papers before trusting the name."
     )
+
+
+def weak_labels_caption(corpus: Corpus) -> None:
+    """Say what the (?) after some labels means, where those labels are listed (nothing when none is weak)."""
+    note = weak_labels_note(corpus.tables.topics["label"])
+    if note:
+        st.caption(note)
 
 
 def topic_labels(corpus: Corpus) -> dict[int, str]:

@@ -59,6 +59,7 @@ from pipeline.export.export_common import GZIP_LEVEL, column_texts, gzip_json, h
 from pipeline.export.export_compare import compare_part, reference_tables
 from pipeline.formats.blobs import points_blob, unpack
 from pipeline.formats.ids import paper_short_ids
+from pipeline.model.label_evidence import weak_labels_note
 from pipeline.model.place import own_topic_similarity
 
 TEMPLATE = "export.html"
@@ -357,6 +358,7 @@ def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.
             {"id": int(t), "label": str(lab), "size": int(sizes.get(int(t), 0)), "kw": _keywords(kw)}
             for t, lab, kw in zip(table["topic"], table["label"], table["keywords"], strict=True)
         ],
+        "weak_note": weak_labels_note(table["label"]),  # what a label's (?) means, as the app's map page says it
         "search": {"indexed": indexed, "terms": len(index_vocab(index)), "k": 25},
         **meta_lists,
     }

@@ -164,6 +164,20 @@ def shown_label(label: str, support: float) -> str:
     return f"{label}{WEAK_MARK}" if is_weak(support) and not label.endswith(WEAK_MARK) else label
 
 
+def weak_labels_note(labels) -> str:
+    """What the mark means, said wherever the marked labels are listed (the app's map and Topics
+    pages, the offline export), with how many of ``labels`` (as shown) carry it; "" when none do."""
+    weak = sum(1 for lab in labels if isinstance(lab, str) and lab.endswith(WEAK_MARK))
+    if not weak:
+        return ""
+    return (
+        f"{WEAK_MARK.strip()} marks {weak} weak label{'s' if weak != 1 else ''}: fewer than half of the topic's "
+        "papers use the label's words (all of them, or all of one part's), or too few papers to be sure (its "
+        f"label support, the lower bound of an 80% confidence interval of that share, is under "
+        f"{WEAK_SUPPORT:.{SUPPORT_DIGITS}f}). Read such a topic's papers before trusting its name."
+    )
+
+
 def shown_labels(topics) -> list:
     """A topics table's labels as the app shows them (:func:`shown_label` of ``label`` and
     ``label_support``). A table without ``label_support`` (built before it was measured), rows
