@@ -165,8 +165,9 @@ def shown_label(label: str, support: float) -> str:
 
 
 def weak_labels_note(labels) -> str:
-    """What the mark means, said wherever the marked labels are listed (the app's map and Topics
-    pages, the offline export), with how many of ``labels`` (as shown) carry it; "" when none do."""
+    """What the mark means, said under the map (the app's map page and the offline export's map; the
+    Topics page says it in its caption), with how many of ``labels`` (as shown) carry it; "" when
+    none do."""
     weak = sum(1 for lab in labels if isinstance(lab, str) and lab.endswith(WEAK_MARK))
     if not weak:
         return ""
