@@ -288,14 +288,14 @@ def centred(embeddings: np.ndarray, share: float = 1.0) -> np.ndarray:
     return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
-def lexical_knn(embeddings: np.ndarray, dt, config, weight: float, candidates: int = 2) -> tuple:
+def lexical_knn(embeddings: np.ndarray, dt, config, weight: float, k: int, candidates: int = 2) -> tuple:
     """Variant ``lexB`` (screened 2026-12-05, fourteenth session): each paper's neighbours are the
     ``candidates`` x k nearest by embedding, reranked by embedding cosine + B x the cosine of their
-    TF-IDF term vectors (the build's terms, sublinear counts, idf), the best k kept (self first)."""
+    TF-IDF term vectors (the build's terms, sublinear counts, idf), the best ``k`` kept (the width of
+    the corpus's kNN graph, self first)."""
     from sklearn.feature_extraction.text import TfidfTransformer
     from sklearn.preprocessing import normalize
 
-    k = shared_knn(embeddings, config.umap)[0].shape[1]
     wide = with_overrides(config, {"umap": {"n_neighbors": candidates * (k - 1)}})
     idx, dist = shared_knn(embeddings, wide.umap)
     tfidf = normalize(TfidfTransformer(sublinear_tf=True).fit_transform(dt.counts)).tocsr()
@@ -329,7 +329,7 @@ def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labe
     dt = doc_terms(docs, ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
     lex_part = next((p for p in variant.split("+") if p.startswith("lex")), None)
     if lex_part is not None:
-        knn = lexical_knn(clustered, dt, config, float(lex_part[len("lex") :]))
+        knn = lexical_knn(clustered, dt, config, float(lex_part[len("lex") :]), k=knn[0].shape[1])
     cache = artifacts / ".cache"
 
     def embed(texts):

@@ -19,8 +19,8 @@ coherence_note = analysis.coherence_note(corpus)
 if not (ctx.presenting and topic is not None):  # a tour step about one topic opens at the topic
     st.caption(
         "Click a column header to sort, a row to open the topic. *Label support* (the share of the topic's papers "
-        "that use the label's words, as the lower bound of its 80% confidence interval; under 0.50 the label is "
-        "marked (?) as weak), *coherence* (NPMI of the top keywords, −1 to 1), "
+        "that use the label's words, as the lower bound of its 80% confidence interval; under "
+        f"{panels.WEAK_SUPPORT:.2f} the label is marked (?) as weak), *coherence* (NPMI of the top keywords, −1 to 1), "
         "*reassigned* (papers clustering left out, placed here) and *stability* say how much to trust a topic. "
         + " ".join(filter(None, [coherence_note, panels.stability_note(corpus)]))
     )
