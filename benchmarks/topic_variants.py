@@ -54,8 +54,8 @@ punctuation, as before REPRESENT_VERSION 12, ``pipeline.model.vocab.WITHIN_PHRAS
 of 2026-12-05 before the first ``acrossphrases`` rows are with them), ``lexB`` (the clustering's
 kNN graph reranked by words as well, :func:`lexical_knn`; screened 2026-12-05, fourteenth session,
 not in the product; rows ``rspreadX``, ``calibN`` and ``corevote`` of that session were knobs
-removed again, described in EVALUATION.md);
-join them with ``+``. In the results file, ``v5``
+removed again, described in EVALUATION.md); join them with ``+``.
+``--no-samples`` leaves the 90% samples out (for a variant of the labels only: its clustering is the same). In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
 2026-12-02 run of all ten corpora with ``--variants base`` are without generic phrases.
@@ -309,7 +309,9 @@ def lexical_knn(embeddings: np.ndarray, dt, config, weight: float, k: int, candi
     return np.take_along_axis(idx, order, axis=1), distance
 
 
-def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labels: bool) -> list[dict]:
+def run(
+    name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labels: bool, samples: bool = True
+) -> list[dict]:
     docs, embeddings, truth, config = load(name, artifacts)
     apply_variant(variant)
     # ``knnK``: the shared kNN graph (the clustering's and its samples') with K neighbours.
@@ -346,7 +348,8 @@ def run(name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labe
         if with_labels:
             row |= label_row(docs, embeddings, labels, dt, embed)
         runs.append(labels)
-        resampled.append(resampled_clustering(clustered, knn, config, seed))
+        if samples:
+            resampled.append(resampled_clustering(clustered, knn, config, seed))
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "labels"}), flush=True)
     summary = {"corpus": name, "variant": variant, "kind": "summary", "seeds": seeds, "n": len(docs)}
@@ -400,6 +403,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--artifacts", type=Path, default=Path("/tmp/topic-variants"), help="embedding cache")
     parser.add_argument("--no-labels", action="store_true", help="clustering measures only")
+    parser.add_argument(
+        "--no-samples",
+        action="store_true",
+        help="no 90%% samples (a variant of the labels only: the clustering is the same)",
+    )
     parser.add_argument("--baselines", action="store_true")
     args = parser.parse_args()
     OUT.parent.mkdir(parents=True, exist_ok=True)
@@ -407,7 +415,9 @@ def main() -> None:
         rows = baselines(name, args.seeds, args.artifacts) if args.baselines else []
         defaults = [getattr(module, knob) for module, knob in KNOBS]
         for variant in args.variants:
-            rows += run(name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels)
+            rows += run(
+                name, variant, args.seeds, args.artifacts, with_labels=not args.no_labels, samples=not args.no_samples
+            )
             for (module, knob), value in zip(KNOBS, defaults, strict=True):
                 setattr(module, knob, value)
         with OUT.open("a", encoding="utf-8") as fh:
