@@ -54,7 +54,11 @@ punctuation, as before REPRESENT_VERSION 12, ``pipeline.model.vocab.WITHIN_PHRAS
 of 2026-12-05 before the first ``acrossphrases`` rows are with them), ``lexB`` (the clustering's
 kNN graph reranked by words as well, :func:`lexical_knn`; screened 2026-12-05, fourteenth session,
 not in the product; rows ``rspreadX``, ``calibN`` and ``corevote`` of that session were knobs
-removed again, described in EVALUATION.md); join them with ``+``.
+removed again, described in EVALUATION.md), ``byany`` (a label of three parts only where no label
+of one or two parts is used by half of the topic's papers, as before REPRESENT_VERSION 14,
+``pipeline.model.labels.THREE_PARTS_BY_BEST``; rows ``noun0.1``, ``noun0.15``, ``noun0.3``,
+``noun0.15+...`` and ``genericbest`` of the fifteenth session were knobs removed again, described in
+EVALUATION.md); join them with ``+``.
 ``--no-samples`` leaves the 90% samples out (for a variant of the labels only: its clustering is the same). In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -223,6 +227,7 @@ FLAGS = {
     "induced": (cluster_graph, "_runs_on", induced_runs_on),
     "acrossphrases": (vocab, "WITHIN_PHRASES", False),
     "noable": (label_candidates, "ABLE_ADJECTIVES", False),
+    "byany": (labels_module, "THREE_PARTS_BY_BEST", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

@@ -32,6 +32,8 @@ from pipeline.model.place import topic_distribution
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
+#: 14: a label of three parts is tried where the best-ranked label of one or two would be marked
+#: weak (``labels.THREE_PARTS_BY_BEST``);
 #: 13: a label part must end a phrase in at least two of its uses ("discriminatory", "differentially
 #: private": once in three, ``label_candidates.MIN_HEAD_USES``), "notion" is no label on its own, a
 #: word in "-able" never written in the plural is an adjective ("interpretable");
@@ -43,7 +45,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 13
+REPRESENT_VERSION = 14
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
