@@ -91,7 +91,8 @@ RETRIEVAL_OPTIONS = 12
 #: Most words a label may have ("and" included).
 MAX_WORDS = 5
 #: A label of three parts is tried only when the best-ranked label of one or two parts would be
-#: marked weak: its support (the lower bound of its coverage, :func:`label_support`) under this...
+#: weak: the lower bound of its coverage (Wilson, 80%, as :func:`label_support` computes it, before
+#: rounding and without its rule for a part few papers use) under this...
 THREE_PARTS_BELOW = WEAK_SUPPORT
 #: ... (until ``REPRESENT_VERSION`` 14, only when no option of one or two parts had a coverage of
 #: this, however it ranked: an option half of the papers use that ranks below a weak one, for lack
