@@ -290,7 +290,7 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[Option]:
         if best is not None and (best.label not in options or options[best.label].rank < best.rank):
             options[best.label] = best
             pairs.append(pair)
-    if THREE_PARTS_BY_BEST:  # where the best-ranked option would be marked weak
+    if THREE_PARTS_BY_BEST:  # where the lower bound of the best-ranked option's coverage is under 0.5
         leader = min(options.values(), key=lambda o: (-o.rank, o.label))
         n = len(parts[0].used)
         tried = n > 0 and wilson_lower(round(leader.coverage * n), n) < THREE_PARTS_BELOW
