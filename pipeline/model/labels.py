@@ -255,7 +255,8 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[Option]:
     candidate that adds most to it, when that one shares no word with it, adds at least
     :data:`MIN_GAIN` of the topic's papers and is used by :data:`MIN_PART_SHARE` of them itself.
     Options rank by :meth:`_Scorer.rank` (a second part costs :data:`PART_COST`; a phrase gains a
-    little over a word: it says more).
+    little over a word: it says more). Where the best of them would be weak, options of three parts
+    join (:data:`THREE_PARTS_BY_BEST`, :func:`_three_part_options`).
     """
     if not parts:
         return []
