@@ -114,6 +114,7 @@ from pipeline.model import (  # noqa: E402
 from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
+from pipeline.model.topic_parts import broad_topics, topic_spread  # noqa: E402
 from pipeline.model.vocab import doc_terms  # noqa: E402
 
 RESEARCH = ROOT / ".cache-research"
@@ -253,14 +254,11 @@ def describe(labels: np.ndarray, embeddings: np.ndarray, truth) -> dict:
     """Sizes, the large-and-loose check and agreement with the labels of one clustering."""
     n = len(labels)
     ids, sizes = np.unique(labels[labels >= 0], return_counts=True)
-    spread = ev.topic_spread(embeddings, labels)
-    median = float(np.median(list(spread.values())))
+    spread = topic_spread(embeddings, labels)
     row = {
         "k": int(len(ids)),
         "largest": float(sizes.max() / n),
-        "over12_incoherent": int(
-            sum(s / n > 0.12 and spread[int(t)] < median for t, s in zip(ids, sizes, strict=True))
-        ),
+        "over12_incoherent": len(broad_topics(spread, dict(zip(ids.tolist(), sizes.tolist(), strict=True)), n)),
     }
     if truth is not None:
         scores = ev.clustering_scores(truth, labels)

@@ -22,7 +22,7 @@ if not (ctx.presenting and topic is not None):  # a tour step about one topic op
         "that use the label's words, as the lower bound of its 80% confidence interval; under "
         f"{panels.WEAK_SUPPORT:.2f} the label is marked (?) as weak), *coherence* (NPMI of the top keywords, −1 to 1), "
         "*reassigned* (papers clustering left out, placed here) and *stability* say how much to trust a topic. "
-        + " ".join(filter(None, [coherence_note, panels.stability_note(corpus)]))
+        + " ".join(filter(None, [coherence_note, panels.stability_note(corpus), panels.parts_note(corpus)]))
     )
     panels.topic_table(ctx, table)
     st.selectbox(
@@ -38,6 +38,7 @@ if topic is not None:
     panels.topic_metrics(table.iloc[pos], coherence_note=coherence_note)
     row = corpus.tables.topics.iloc[pos]
     panels.weak_label_note(row)
+    panels.broad_topic_parts(ctx, row)
     if row["curated"]:
         st.caption("Renamed or merged by hand (see Curate topics).")
     shell.topic_link(ctx, topic, label="See it on the map", page="map")

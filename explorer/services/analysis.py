@@ -17,6 +17,7 @@ from pipeline.model import place
 from pipeline.model.label_candidates import stems
 from pipeline.model.logodds import LogOdds, log_odds
 from pipeline.model.place import nearest
+from pipeline.model.topic_parts import shown_parts
 
 #: Below this many papers NPMI coherence is not shown: measured on fewer abstracts, the score of
 #: a topic's words is mostly pairs that never happen to meet (see ``benchmarks/coherence_size.py``
@@ -41,8 +42,9 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
     Columns: topic, label, size, share (0-1), shown (papers kept by the filters), growth (share
     points per year, NaN without years), coherence (NaN when the corpus is too small for it to
     mean anything: ``coherence_note``), reassigned, stability (NaN when the build has none),
-    label_support (0-1, NaN when not measured or the label was written by hand), keywords (top
-    six, comma-separated).
+    label_support (0-1, NaN when not measured or the label was written by hand), parts (a broad
+    topic's parts with their papers, ``pipeline.model.topic_parts.shown_parts``; empty for the
+    others), keywords (top six, comma-separated).
     """
     t = corpus.tables.topics
     k = len(t)
@@ -70,6 +72,9 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
             "coherence": coherence,
             "reassigned": t["n_reassigned"].to_numpy() if "n_reassigned" in t else np.zeros(k, dtype=int),
             "stability": t["stability"].to_numpy(dtype=float) if "stability" in t else np.full(k, np.nan),
+            "parts": [
+                " · ".join(f"{label} ({size})" for label, size, _ in shown_parts(row)) for _, row in t.iterrows()
+            ],
             "keywords": keywords,
         }
     )

@@ -18,6 +18,7 @@ from explorer.state import state
 from explorer.state.data import Corpus
 from explorer.ui import present, share, shell, url_state
 from pipeline.model.label_evidence import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak, weak_labels_note
+from pipeline.model.topic_parts import BROAD_SHARE, broad_reason, shown_parts
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
@@ -63,6 +64,12 @@ TOPIC_COLUMNS = {
         f"an 'A and B' label), 0-1, as the lower bound of its 80% confidence interval; below {WEAK_SUPPORT:.2f} as "
         "shown here, the label is marked (?)",
     ),
+    "parts": st.column_config.TextColumn(
+        "Parts",
+        width="large",
+        help=f"a broad topic (more than {BROAD_SHARE:.0%} of the papers, less alike than the median topic) lists the "
+        "groups its papers form, each named, with their papers; open the topic to read them",
+    ),
     "keywords": st.column_config.TextColumn("Top keywords", width="large"),
 }
 
@@ -76,6 +83,7 @@ def topic_table(ctx: shell.Context, table: pd.DataFrame) -> None:
             url_state.set_params(topic=int(table["topic"].iat[rows[0]]))
 
     hidden = [c for c in ("growth", "stability", "coherence", "label_support") if table[c].isna().all()]
+    hidden += ["parts"] if not any(table["parts"]) else []
     hidden += ["shown"] if ctx.mask.all() else []
     st.dataframe(
         table.drop(columns=hidden).assign(share=table["share"] * 100),
@@ -123,6 +131,19 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
         )
     for column, (label, value, help_text) in zip(st.columns(len(items)), items, strict=True):
         column.metric(label, value, help=help_text)
+
+
+def parts_note(corpus: Corpus) -> str:
+    """What the Parts column means, where some topic has parts (empty otherwise)."""
+    topics = corpus.tables.topics
+    broad = sum(1 for _, row in topics.iterrows() if shown_parts(row))
+    if not broad:
+        return ""
+    return (
+        f"*Parts*: {broad} broad topic{'s' if broad != 1 else ''} (more than {BROAD_SHARE:.0%} of the papers, whose "
+        "papers are less alike than the median topic's) list the groups their papers form, each named; open one to "
+        "read them."
+    )
 
 
 def stability_note(corpus: Corpus) -> str:
@@ -321,6 +342,22 @@ def weak_label_note(row: pd.Series) -> None:
         f"half of the topic's {int(row['size']):,} papers use its words, or too few to be sure (top keywords: {text.plain(keywords)}). The topic "
         "may gather papers on several subjects; read its papers before trusting the name."
     )
+
+
+def broad_topic_parts(ctx: shell.Context, row: pd.Series) -> None:
+    """For a broad topic (``pipeline.model.topic_parts``), say why it is broad and show its parts,
+    each with its label, its papers and its most central papers (links); nothing for the others."""
+    parts = shown_parts(row)
+    if not parts:
+        return
+    median = float(np.nanmedian(ctx.corpus.tables.topics["spread"].to_numpy(dtype=float)))
+    st.markdown("**A broad topic, read by its parts**")
+    st.caption(text.plain(broad_reason(row, median)))
+    for label, size, ids in parts:
+        st.markdown(f"**{text.plain(label)}** · {size:,} papers ({size / int(row['size']):.0%} of the topic)")
+        for r in (ctx.corpus.paper_pos(d) for d in ids):
+            if r is not None:
+                shell.paper_link(ctx, r, prefix="› ")
 
 
 def weak_labels_caption(corpus: Corpus) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.core import artifacts
+from pipeline.model.topic_parts import without_stale_parts
 
 VERSION = 1
 #: A topic reference matches a rebuilt topic when this share of members overlap (Jaccard).
@@ -142,6 +143,7 @@ def apply_edits(papers: pd.DataFrame, topics: pd.DataFrame, edits: list[dict]) -
     """
     papers = papers.copy()
     topics = topics.copy()
+    before = papers["topic"].to_numpy().copy()
     papers["moved"] = False
     topics["curated"] = False
     skipped: list[dict] = []
@@ -169,7 +171,9 @@ def apply_edits(papers: pd.DataFrame, topics: pd.DataFrame, edits: list[dict]) -
             papers.loc[mask, ["topic", "moved"]] = [t, True]
         else:
             skipped.append(edit)
-    topics = _recount(papers, topics)
+    after = papers["topic"].to_numpy()
+    changed = before != after  # a topic that lost or took papers by hand loses its parts
+    topics = without_stale_parts(_recount(papers, topics), touched=set(before[changed]) | set(after[changed]))
     return Applied(papers, topics, skipped)
 
 
@@ -190,7 +194,7 @@ def _merge(papers: pd.DataFrame, topics: pd.DataFrame, targets: list[int]):
     topics.at[idx, "keyword_weights"] = [weights[k] for k in ranked]
     topics.at[idx, "n_reassigned"] = int(rows["n_reassigned"].sum())
     topics.at[idx, "curated"] = True
-    for col in ("coherence", "growth", "stability"):  # measured on the unmerged topics: now unknown
+    for col in ("coherence", "growth", "stability", "spread"):  # measured on the unmerged topics: now unknown
         if col in topics:
             topics[col] = topics[col].astype(float)
             topics.at[idx, col] = np.nan

@@ -17,6 +17,7 @@ import pandas as pd
 from pipeline.core import artifacts, schema
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model.label_evidence import shown_labels
+from pipeline.model.topic_parts import without_stale_parts
 
 
 def text_column(series: pd.Series) -> pd.Series:
@@ -37,7 +38,7 @@ def read_topics(folder: Path) -> pd.DataFrame:
     topics["label_support"] = support.astype(float)
     topics["label"] = shown_labels(topics)
     topics["curated"] = False
-    return topics
+    return without_stale_parts(topics)
 
 
 def read_topic_arrays(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

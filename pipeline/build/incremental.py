@@ -24,6 +24,7 @@ from pipeline.core.manifest import Manifest
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model.place import map_position, topic_distribution, vote_topics
 from pipeline.model.represent import growth_per_year
+from pipeline.model.topic_parts import without_stale_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Papers placed into existing topics at most, as a share of the fitted corpus, before a refit is
@@ -201,4 +202,5 @@ def with_trends(result: TopicResult, papers: pd.DataFrame, plan: IncrementalPlan
         table["stability"] = np.nan
     if "label_support" not in table:  # built before label support was measured
         table["label_support"] = np.nan
+    table = without_stale_parts(table)  # the topics that took papers no longer have the parts they were split in
     return replace(result, trends=trends, tables=replace(result.tables, topics=table))

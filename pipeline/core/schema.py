@@ -119,6 +119,17 @@ TOPIC_COLUMNS: dict[str, str] = {
     "part of an 'A and B' or 'A, B and C' label; plurals folded), 0-1, read on up to 250 of its papers, as the lower bound of its 80% "
     "confidence interval; below 0.5 (at two decimals, as shown) the app and the offline export mark the label weak "
     "with (?) (null: not measured)",
+    "spread": "how alike the topic's papers are: the mean cosine similarity of its papers' embeddings to their "
+    "normalised mean, 0-1 (null: not measured)",
+    "part_labels": "for a broad topic (more than 12% of the papers and a spread under the median topic's), the "
+    "labels of the parts its papers form (k-means on the first 10 principal components of their embeddings), largest "
+    "part first; empty otherwise",
+    "part_sizes": "papers in each part, in the order of part_labels",
+    "part_supports": "each part label's support, measured as label_support is on the part's papers",
+    "part_doc_ids": "each part's most central papers (up to 3 doc_ids per part), in the order of part_labels",
+    "part_stability": "how far a broad topic's split holds: the mean agreement (ARI) of its parts with the parts made "
+    "from 5 random 90% samples of its papers, on the papers both hold; below 0.5 the app calls the split one way among "
+    "several (null: not a broad topic)",
 }
 
 TOPIC_TERM_COLUMNS: dict[str, str] = {

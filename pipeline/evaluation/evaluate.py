@@ -424,21 +424,3 @@ def label_scores(
         nearest = np.argmax(np.asarray(label_vectors) @ np.asarray(centroids).T, axis=1)
         retrieval = float(np.mean(nearest == np.arange(len(ids))))
     return LabelScores(coverage, float(weighted), low_large, contained, retrieval)
-
-
-def topic_spread(embeddings: np.ndarray, topics: np.ndarray) -> dict[int, float]:
-    """Per topic, how alike its papers are: the mean cosine similarity of its papers to their
-    normalised mean embedding (1 when all are the same; lower for a topic of several subjects).
-
-    Args:
-        embeddings: float ``(n, dim)`` normalised.
-        topics: int ``(n,)`` topic per paper (``-1`` ignored).
-    """
-    topics = np.asarray(topics)
-    out = {}
-    for t in sorted(set(topics.tolist()) - {-1}):
-        rows = np.asarray(embeddings[topics == t], dtype=np.float64)
-        mean = rows.mean(axis=0)
-        mean /= max(float(np.linalg.norm(mean)), 1e-12)
-        out[int(t)] = float((rows @ mean).mean())
-    return out

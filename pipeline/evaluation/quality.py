@@ -40,7 +40,6 @@ from pipeline.evaluation.evaluate import (
     npmi_coherence,
     stability,
     topic_diversity,
-    topic_spread,
 )
 from pipeline.evaluation.quality_report import METHODS, Evaluation, MethodResult, Run
 from pipeline.model import bertopic_import
@@ -50,6 +49,7 @@ from pipeline.model.cluster_refine import centroids
 from pipeline.model.label_evidence import is_weak
 from pipeline.model.reduce import cluster_projection, shared_knn
 from pipeline.model.represent import ctfidf_words, topic_labels
+from pipeline.model.topic_parts import broad_topics, topic_spread
 from pipeline.model.vocab import doc_terms
 
 #: Keywords per topic for diversity, coherence and the fragment check.
@@ -99,10 +99,6 @@ def pipeline_run(
     return Run(clustering.labels, ~clustering.raw_outlier & (clustering.labels != -1), topic_words, seconds, scores)
 
 
-#: A topic larger than this share of the corpus must be as coherent as the median topic.
-LARGE_TOPIC = 0.12
-
-
 def topic_scores(
     docs: Sequence[str],
     embeddings: np.ndarray,
@@ -118,7 +114,8 @@ def topic_scores(
         ``weak_large`` (those of them the app marks weak), ``contained_labels`` (pairs of labels
         one of which holds all the other's words), ``label_retrieval`` (share of labels whose
         embedding is nearest their own topic's centroid), ``largest_share``, ``loose_large``
-        (topics above :data:`LARGE_TOPIC` of the papers less coherent than the median topic).
+        (topics above ``topic_parts.BROAD_SHARE`` of the papers less coherent than the median topic:
+        ``pipeline.model.topic_parts.broad_topics``, as the build marks them).
     """
     ids, vectors = centroids(labels, embeddings)
     chosen = topic_labels(list(docs), labels, dt, vectors, embed)
@@ -127,7 +124,6 @@ def topic_scores(
         names, labels, docs, label_vectors=np.asarray(embed([names[int(t)] for t in ids])), centroids=vectors
     )
     spread = topic_spread(embeddings, labels)
-    median = float(np.median(list(spread.values()))) if spread else math.nan
     n = max(len(labels), 1)
     sizes = {int(t): int((labels == t).sum()) for t in ids}
     return {
@@ -137,7 +133,7 @@ def topic_scores(
         "contained_labels": float(len(scored.contained)),
         "label_retrieval": scored.retrieval,
         "largest_share": max(sizes.values()) / n if sizes else math.nan,
-        "loose_large": float(sum(1 for t, size in sizes.items() if size / n > LARGE_TOPIC and spread[t] < median)),
+        "loose_large": float(len(broad_topics(spread, sizes, n))),
     }
 
 

@@ -356,7 +356,12 @@ def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.
         "synthetic": bool(manifest.synthetic),
         "topic_list": [
             {"id": int(t), "label": str(lab), "size": int(sizes.get(int(t), 0)), "kw": _keywords(kw)}
-            for t, lab, kw in zip(table["topic"], table["label"], table["keywords"], strict=True)
+            | (
+                {"parts": parts, "broad": broad} if parts else {}
+            )  # a broad topic's parts, as the Topics page lists them
+            for t, lab, kw, parts, broad in zip(
+                table["topic"], table["label"], table["keywords"], table["parts"], table["broad"], strict=True
+            )
         ],
         "weak_note": weak_labels_note(table["label"]),  # what a label's (?) means, as the app's map page says it
         "search": {"indexed": indexed, "terms": len(index_vocab(index)), "k": 25},

@@ -29,9 +29,11 @@ from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_choice import label_topics
 from pipeline.model.label_evidence import LabelSupport
 from pipeline.model.place import topic_distribution
+from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
+#: 15: each topic's spread, and the named parts of a broad topic (``pipeline.model.topic_parts``);
 #: 14: a label of three parts is tried where the best-ranked label of one or two would be marked
 #: weak (``labels.THREE_PARTS_BY_BEST``);
 #: 13: a label part must end a phrase in at least two of its uses ("discriminatory", "differentially
@@ -45,7 +47,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 14
+REPRESENT_VERSION = 15
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -274,6 +276,8 @@ def fit_topics(
     if len(table):
         table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
         table["label_support"] = [chosen[t][1].value for t in table["topic"]]
+        spread, parts = topic_parts(topics, embeddings, doc_ids, lambda p: _part_labels(docs, p, dt, embeddings, embed))
+        table = add_part_columns(table, spread, parts)
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     model.doc_terms = model.term_weights = None  # not saved with the model
     return TopicModel(topics, TopicTables(table, terms_table, hierarchy, t_emb, similarity, distribution), model)
@@ -406,6 +410,15 @@ def topic_labels(
         embed=embed,
         centroids=centroids if embed is not None else None,
     )
+
+
+def _part_labels(docs: list[str], parts: np.ndarray, dt: DocTerms, embeddings: np.ndarray, embed) -> dict:
+    """Labels of the parts of broad topics (``parts``: part per paper, ``-1`` elsewhere), chosen as
+    topics' labels are, their c-TF-IDF weighed against their sibling parts and the rest of the corpus."""
+    ids = sorted(set(parts.tolist()) - {-1})
+    centroids = np.stack([np.asarray(embeddings[parts == i], dtype=np.float64).mean(axis=0) for i in ids])
+    centroids /= np.clip(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12, None)
+    return topic_labels(docs, parts, dt, centroids, embed)
 
 
 def _subset(dt: DocTerms, mask: np.ndarray) -> DocTerms:
