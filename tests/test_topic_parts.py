@@ -142,9 +142,9 @@ def test_shown_parts_mark_a_weak_part_and_the_reason_states_the_numbers():
     table, _ = _table(topics, emb)
     row = table.iloc[0]
     assert tp.shown_parts(row) == [
-        ("first group", 14, list(row["part_doc_ids"][0])),
-        ("second group (?)", 10, list(row["part_doc_ids"][1])),
-        ("third", 6, list(row["part_doc_ids"][2])),
+        ("first group", 14, 0.8, list(row["part_doc_ids"][0])),
+        ("second group (?)", 10, 0.3, list(row["part_doc_ids"][1])),
+        ("third", 6, 0.6, list(row["part_doc_ids"][2])),
     ]
     assert tp.shown_parts(table.iloc[1]) == []
     median = float(np.median(table["spread"]))
@@ -177,7 +177,7 @@ def test_the_export_lists_a_broad_topics_parts_as_the_app_does():
     topics, emb = _corpus()
     table, _ = _table(topics, emb)
     out = export_topics(table, topics)
-    assert out["parts"].iat[0] == [["first group", 14], ["second group (?)", 10], ["third", 6]]
+    assert out["parts"].iat[0] == [["first group", 14, 0.8], ["second group (?)", 10, 0.3], ["third", 6, 0.6]]
     assert out["broad"].iat[0] == tp.broad_reason(table.iloc[0], float(np.median(table["spread"])))
     assert out["parts"].iat[1] == [] and pd.isna(out["broad"].iat[1])
 
@@ -203,8 +203,8 @@ def test_the_topics_page_shows_a_broad_topics_parts_and_only_there(parted_artifa
     at = run(parted_artifacts, monkeypatch, "pages/topics.py", corpus="small", topic=str(int(row["topic"])))
     shown = unescape(texts(at.markdown))
     assert "A broad topic, read by its parts" in shown
-    for label, size in zip(row["part_labels"], row["part_sizes"], strict=True):
-        assert f"{label}" in shown and f"{int(size):,} papers" in shown
+    for label, size, support, _ in tp.shown_parts(row):
+        assert f"**{label}** · {size:,} papers" in shown and f"label support {support:.2f}" in shown
     assert f"spread {row['spread']:.2f} against {np.median(topics['spread']):.2f}" in unescape(texts(at.caption))
     linked = {link_params(link).get("paper", [""])[0] for link in main_links(at)}
     assert {d for ids in row["part_doc_ids"] for d in ids} <= linked  # each part's central papers
@@ -229,8 +229,8 @@ def test_the_offline_export_says_what_the_topics_page_says(browser, parted_artif
         t.page.select_option("#topic-select", str(int(broad["topic"])))
         t.page.wait_for_function("() => !document.getElementById('topic-note').hidden")
         note = t.page.inner_text("#topic-note")
-        for label, _, _ in tp.shown_parts(broad):
-            assert label in note
+        for label, size, support, _ in tp.shown_parts(broad):
+            assert f"{label} ({size} papers, label support {support:.2f})" in note
         assert tp.broad_reason(broad, float(np.median(topics["spread"]))) in note
         t.page.select_option("#topic-select", str(int(plain["topic"])))
         t.page.wait_for_function("() => document.getElementById('topic-note').hidden")

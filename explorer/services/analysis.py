@@ -73,7 +73,7 @@ def topic_table(corpus: Corpus, mask: np.ndarray | None = None) -> pd.DataFrame:
             "reassigned": t["n_reassigned"].to_numpy() if "n_reassigned" in t else np.zeros(k, dtype=int),
             "stability": t["stability"].to_numpy(dtype=float) if "stability" in t else np.full(k, np.nan),
             "parts": [
-                " · ".join(f"{label} ({size})" for label, size, _ in shown_parts(row)) for _, row in t.iterrows()
+                " · ".join(f"{label} ({size})" for label, size, _, _ in shown_parts(row)) for _, row in t.iterrows()
             ],
             "keywords": keywords,
         }

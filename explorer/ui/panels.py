@@ -18,7 +18,7 @@ from explorer.state import state
 from explorer.state.data import Corpus
 from explorer.ui import present, share, shell, url_state
 from pipeline.model.label_evidence import SUPPORT_DIGITS, WEAK_SUPPORT, is_weak, weak_labels_note
-from pipeline.model.topic_parts import BROAD_SHARE, broad_reason, shown_parts
+from pipeline.model.topic_parts import BROAD_SHARE, broad_reason, median_spread, shown_parts
 
 
 def chart(fig, container=None, *, name: str, **kwargs):
@@ -350,11 +350,14 @@ def broad_topic_parts(ctx: shell.Context, row: pd.Series) -> None:
     parts = shown_parts(row)
     if not parts:
         return
-    median = float(np.nanmedian(ctx.corpus.tables.topics["spread"].to_numpy(dtype=float)))
+    median = median_spread(ctx.corpus.tables.topics)
     st.markdown("**A broad topic, read by its parts**")
     st.caption(text.plain(broad_reason(row, median)))
-    for label, size, ids in parts:
-        st.markdown(f"**{text.plain(label)}** · {size:,} papers ({size / int(row['size']):.0%} of the topic)")
+    for label, size, support, ids in parts:
+        st.markdown(
+            f"**{text.plain(label)}** · {size:,} papers ({size / int(row['size']):.0%} of the topic) · label support "
+            f"{support:.{SUPPORT_DIGITS}f}"
+        )
         for r in (ctx.corpus.paper_pos(d) for d in ids):
             if r is not None:
                 shell.paper_link(ctx, r, prefix="› ")

@@ -120,7 +120,7 @@ TOPIC_COLUMNS: dict[str, str] = {
     "confidence interval; below 0.5 (at two decimals, as shown) the app and the offline export mark the label weak "
     "with (?) (null: not measured)",
     "spread": "how alike the topic's papers are: the mean cosine similarity of its papers' embeddings to their "
-    "normalised mean, 0-1 (null: not measured)",
+    "normalised mean, 0-1, on the papers the topics were fitted on (null: not measured)",
     "part_labels": "for a broad topic (more than 12% of the papers and a spread under the median topic's), the "
     "labels of the parts its papers form (k-means on the first 10 principal components of their embeddings), largest "
     "part first; empty otherwise",

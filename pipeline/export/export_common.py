@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.model.label_evidence import shown_labels
-from pipeline.model.topic_parts import broad_reason, shown_parts
+from pipeline.model.topic_parts import broad_reason, median_spread, shown_parts
 
 HTTP_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
 GZIP_LEVEL = 6
@@ -51,10 +51,10 @@ def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
     """One row per topic that has papers, in the table's order, then any topic only papers name
     (``topic, label, keywords, x, y, parts, broad``; x and y may be missing: the map then uses the
     median). Labels are as the app shows them: weak ones end in
-    ``pipeline.model.label_evidence.WEAK_MARK``; a broad topic's ``parts`` (``[label, papers]``) and
+    ``pipeline.model.label_evidence.WEAK_MARK``; a broad topic's ``parts`` (``[label, papers, support]``) and
     ``broad`` (why it is broad) as the Topics page says them (``pipeline.model.topic_parts``)."""
     present = set(np.unique(topic_ids).tolist())
-    median = float(np.nanmedian(topics["spread"].to_numpy(dtype=float))) if "spread" in topics else float("nan")
+    median = median_spread(topics)
     rows, seen = [], set()
     named = topics.assign(label=[text_or_none(v) or "" for v in topics["label"]])
     for rec, raw, label in zip(topics.to_dict("records"), named["label"], shown_labels(named), strict=True):
@@ -68,7 +68,7 @@ def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
                     "keywords": rec.get("keywords"),
                     "x": rec.get("x"),
                     "y": rec.get("y"),
-                    "parts": [[label, size] for label, size, _ in shown_parts(rec)],
+                    "parts": [[label, size, round(support, 2)] for label, size, support, _ in shown_parts(rec)],
                     "broad": broad_reason(rec, median) if shown_parts(rec) else None,
                 }
             )

@@ -249,19 +249,26 @@ def without_stale_parts(table: pd.DataFrame, touched=()) -> pd.DataFrame:
     return table
 
 
-def shown_parts(row) -> list[tuple[str, int, list[str]]]:
-    """A topic's parts as the app and the export show them: ``(label, papers, doc_ids)``, largest
-    first, a weak label marked as a topic's is (``label_evidence.shown_label``); empty for a topic
-    that is not broad."""
+def shown_parts(row) -> list[tuple[str, int, float, list[str]]]:
+    """A topic's parts as the app and the export show them: ``(label, papers, support, doc_ids)``,
+    largest first, a weak label marked as a topic's is (``label_evidence.shown_label``); empty for a
+    topic that is not broad."""
     labels = list(row.get("part_labels", []))  # a pandas row, or a dict
     if not labels:
         return []
     return [
-        (shown_label(str(label), float(support)), int(size), [str(d) for d in ids])
+        (shown_label(str(label), float(support)), int(size), float(support), [str(d) for d in ids])
         for label, size, support, ids in zip(
             labels, row["part_sizes"], row["part_supports"], row["part_doc_ids"], strict=True
         )
     ]
+
+
+def median_spread(topics: pd.DataFrame) -> float:
+    """The median topic's spread in a topics table (NaN when none is measured: a build made before)."""
+    values = topics["spread"].to_numpy(dtype=float) if "spread" in topics else np.array([])
+    values = values[~np.isnan(values)]
+    return float(np.median(values)) if len(values) else float("nan")
 
 
 def broad_reason(row, median_spread: float) -> str:
