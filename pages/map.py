@@ -65,6 +65,7 @@ if topic is not None:
     st.subheader(f"Topic {topic} · {text.plain(corpus.topic_label(topic))}", anchor=False)
     shell.topic_link(ctx, topic, label="Open this topic's page")
     st.markdown("**Keywords:** " + text.plain(", ".join(list(corpus.tables.topics["keywords"].iat[pos])[:10])))
+    panels.broad_topic_line(corpus.tables.topics.iloc[pos])
     papers = corpus.papers
     table = papers.iloc[rows][["title", "year", "venue"]].assign(
         similarity=analysis.topic_similarity(corpus, rows), link=shell.paper_urls(ctx, rows)

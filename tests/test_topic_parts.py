@@ -214,6 +214,12 @@ def test_the_topics_page_shows_a_broad_topics_parts_and_only_there(parted_artifa
     assert "*Parts*" in texts(at.caption)
     at = run(parted_artifacts, monkeypatch, "pages/topics.py", corpus="small", topic=str(int(plain.iloc[0]["topic"])))
     assert "A broad topic" not in texts(at.markdown)
+    # the map, with the broad topic chosen, names its parts and points to its page
+    at = run(parted_artifacts, monkeypatch, None, corpus="small", topic=str(int(row["topic"])))
+    line = unescape(texts(at.caption))
+    assert "A broad topic" in line and all(f"{label} ({size:,})" in line for label, size, _, _ in tp.shown_parts(row))
+    at = run(parted_artifacts, monkeypatch, None, corpus="small", topic=str(int(plain.iloc[0]["topic"])))
+    assert "A broad topic" not in texts(at.caption)
 
 
 @pytest.mark.browser

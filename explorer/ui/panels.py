@@ -344,6 +344,17 @@ def weak_label_note(row: pd.Series) -> None:
     )
 
 
+def broad_topic_line(row: pd.Series) -> None:
+    """One line for a broad topic where its papers are listed (the map): its parts, and where to
+    read them; nothing for the others."""
+    parts = shown_parts(row)
+    if parts:
+        named = " · ".join(f"{label} ({size:,})" for label, size, _, _ in parts)
+        st.caption(
+            f"**A broad topic** whose papers form {len(parts)} groups: {text.plain(named)}. Its page reads them."
+        )
+
+
 def broad_topic_parts(ctx: shell.Context, row: pd.Series) -> None:
     """For a broad topic (``pipeline.model.topic_parts``), say why it is broad and show its parts,
     each with its label, its papers and its most central papers (links); nothing for the others."""
