@@ -58,7 +58,7 @@ removed again, described in EVALUATION.md), ``byany`` (a label of three parts on
 of one or two parts is used by half of the topic's papers, as before REPRESENT_VERSION 14,
 ``pipeline.model.labels.THREE_PARTS_BY_BEST``; rows ``noun0.1``, ``noun0.15``, ``noun0.3``,
 ``noun0.15+...`` and ``genericbest`` of the fifteenth session were knobs removed again, described in
-EVALUATION.md); join them with ``+``.
+EVALUATION.md; so were ``gap0.25``, ``eac1.5`` and ``multicut1.5`` of 2026-12-05, seventeenth session); join them with ``+``.
 ``--no-samples`` leaves the 90% samples out (for a variant of the labels only: its clustering is the same). In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
