@@ -47,17 +47,17 @@ def staged_clusterings(name: str, artifacts: Path, samples: int = 3, seeds: int 
     n = len(embeddings)
     k = resolve_params(config.cluster, n).n_topics
     kept: dict = {}
-    merge, vote = CC.merge_by_agreement, CC.vote_topics
+    merge, vote = CC.merge_by_agreement, CC.placed_topics
 
     def merge_kept(micro, finals, topics, emb=None):
         kept["micro"], kept["merged"] = micro.copy(), merge(micro, finals, topics, emb)
         return kept["merged"]
 
-    def vote_kept(merged, finals, chunk=16_384):
-        kept["voted"] = vote(merged, finals, chunk)
+    def vote_kept(merged, finals):
+        kept["voted"] = vote(merged, finals)
         return kept["voted"]
 
-    CC.merge_by_agreement, CC.vote_topics = merge_kept, vote_kept
+    CC.merge_by_agreement, CC.placed_topics = merge_kept, vote_kept
     out = {}
     try:
         for s in range(samples):
@@ -71,7 +71,7 @@ def staged_clusterings(name: str, artifacts: Path, samples: int = 3, seeds: int 
                     full[stage][keep] = kept[stage]
                 out[(s, seed)] = full
     finally:
-        CC.merge_by_agreement, CC.vote_topics = merge, vote
+        CC.merge_by_agreement, CC.placed_topics = merge, vote
     return out
 
 

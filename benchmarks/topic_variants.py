@@ -58,7 +58,11 @@ removed again, described in EVALUATION.md), ``byany`` (a label of three parts on
 of one or two parts is used by half of the topic's papers, as before REPRESENT_VERSION 14,
 ``pipeline.model.labels.THREE_PARTS_BY_BEST``; rows ``noun0.1``, ``noun0.15``, ``noun0.3``,
 ``noun0.15+...`` and ``genericbest`` of the fifteenth session were knobs removed again, described in
-EVALUATION.md; so were ``gap0.25``, ``eac1.5`` and ``multicut1.5`` of 2026-12-05, seventeenth session); join them with ``+``.
+EVALUATION.md; so were ``gap0.25``, ``eac1.5`` and ``multicut1.5`` of 2026-12-05, seventeenth session),
+``voteunheld`` (the vote places the core papers of a merged topic it does not uphold too, as before
+CLUSTER_VERSION 11, ``pipeline.model.cluster_consensus.KEEP_UNHELD``; rows ``unheldkeep`` of the
+seventeenth session are today's rule, measured before it was the default, and rows ``dissolve`` and
+``corekeep`` two alternatives removed again, described in EVALUATION.md); join them with ``+``.
 ``--no-samples`` leaves the 90% samples out (for a variant of the labels only: its clustering is the same). In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -229,6 +233,7 @@ FLAGS = {
     "acrossphrases": (vocab, "WITHIN_PHRASES", False),
     "noable": (label_candidates, "ABLE_ADJECTIVES", False),
     "byany": (labels_module, "THREE_PARTS_BY_BEST", False),
+    "voteunheld": (cluster_consensus, "KEEP_UNHELD", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

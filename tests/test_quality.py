@@ -358,6 +358,31 @@ def test_a_border_paper_joins_the_topic_the_runs_put_it_with_not_its_nearest_cen
     np.testing.assert_array_equal(vote_topics(np.array([-1, -1]), [np.array([0, 0])]), [-1, -1])  # no topic
 
 
+def test_a_topic_whose_own_core_papers_the_runs_vote_elsewhere_keeps_them(monkeypatch):
+    from pipeline.model import cluster_consensus
+    from pipeline.model.cluster_consensus import placed_topics, vote_topics
+
+    # Merged topics 0 (papers 0-3), 1 (papers 4-7) and 2 (papers 8-11, a small subject the runs'
+    # own merges split between their topics 0 and 1); paper 12 is a border paper.
+    merged = np.array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, -1])
+    finals = [
+        np.array([0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1]),
+        np.array([5, 5, 5, 5, 7, 7, 7, 7, 5, 5, 7, 7, 7]),
+        np.array([0, 0, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1]),
+    ]
+    remnant = vote_topics(merged, finals)
+    assert (remnant[8:12] == 2).sum() <= 1  # the vote alone keeps at most one of topic 2's papers
+    placed = placed_topics(merged, finals)
+    np.testing.assert_array_equal(placed, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 1])  # the border paper by vote
+    # Where the vote upholds every topic it decides alone (a core paper may move), and the rule can
+    # be switched off.
+    held = [np.array([0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 0, 1])] * 3
+    np.testing.assert_array_equal(placed_topics(merged, held), vote_topics(merged, held))
+    assert placed_topics(merged, held)[11] == 0
+    monkeypatch.setattr(cluster_consensus, "KEEP_UNHELD", False)
+    np.testing.assert_array_equal(placed_topics(merged, finals), remnant)
+
+
 def test_the_graph_clustering_flags_the_border_papers_it_placed_by_the_runs_vote(monkeypatch):
     from pipeline.model import cluster as C
     from pipeline.model import cluster_consensus

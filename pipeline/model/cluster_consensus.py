@@ -35,7 +35,8 @@ class GraphTopics:
     Attributes:
         labels: int ``(n,)``: the merged topics; border papers ``-1``.
         voted: int ``(n,)`` or None: every paper in the topic whose core papers the runs put it
-            with most (:func:`vote_topics`); None with a single run (the caller then places
+            with most (:func:`vote_topics`; the core papers of a topic the vote does not uphold
+            stay in it, :func:`placed_topics`); None with a single run (the caller then places
             border papers by their nearest centroid).
     """
 
@@ -59,7 +60,9 @@ def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterPara
        those runs put their papers in one topic (evidence accumulation), with Ward's method
        (:func:`merge_by_agreement`, :data:`MERGE_WARD`), no topic above :data:`GIANT_SHARE`.
     5. ``voted``: each paper joins the merged topic whose core papers the runs' merged topics held
-       it with most (:func:`vote_topics`), border papers included.
+       it with most (:func:`vote_topics`), border papers included; the core papers of a merged
+       topic the vote does not uphold (it would keep under half of them) stay in it
+       (:func:`placed_topics`).
     """
     n = len(knn)
     a, b, w = snn_edges(knn)
@@ -91,7 +94,9 @@ def graph_topics(knn: np.ndarray, embeddings: np.ndarray, p: ResolvedClusterPara
         for r, keep in zip(runs, present, strict=True)
     ]
     merged = merge_by_agreement(micro, finals, p.n_topics, embeddings)
-    return GraphTopics(merged, vote_topics(merged, finals) if VOTE else None)
+    if not VOTE:
+        return GraphTopics(merged, None)
+    return GraphTopics(merged, placed_topics(merged, finals))
 
 
 #: Place the papers by the runs' vote (:func:`vote_topics`) rather than border papers by their
@@ -132,6 +137,35 @@ def vote_topics(merged: np.ndarray, finals: list[np.ndarray], chunk: int = 16_38
         best = ids[np.argmax(score, axis=1)]
         out[s : s + chunk] = np.where(score.max(axis=1) > 0, best, merged[s : s + chunk])  # no vote: as merged
     return out
+
+
+#: A merged topic is upheld when the runs' vote keeps at least this share of its own core papers
+#: in it (:func:`placed_topics`): a majority.
+HELD_SHARE = 0.5
+#: Whether a merged topic the vote does not uphold keeps its own core papers (:func:`placed_topics`).
+KEEP_UNHELD = True
+
+
+def placed_topics(merged: np.ndarray, finals: list[np.ndarray]) -> np.ndarray:
+    """Every paper's topic: the runs' vote (:func:`vote_topics`), except that the core papers of a
+    merged topic the vote does not uphold stay in it.
+
+    Ward's merge on the runs' agreement can keep apart a group of micro topics that each run's own
+    merge (average linkage down to as many topics) joins to larger ones: a small subject of its own,
+    such as hyperbolic embeddings on NeurIPS 2021 (32 core papers) or GANs on NeurIPS 2017 (48).
+    The vote then sends most of its core papers to those larger topics; what was left was a remnant
+    of a few papers named as if it were a topic (2 of the 32), and the largest topic grew. So a topic
+    whose core papers the vote keeps fewer than :data:`HELD_SHARE` of keeps all of them; every
+    other paper is placed by the vote. Measured on twenty corpora (EVALUATION.md, "Topics the runs'
+    vote does not uphold").
+    """
+    voted = vote_topics(merged, finals)
+    if not KEEP_UNHELD:
+        return voted
+    ids, counts = np.unique(merged[merged >= 0], return_counts=True)
+    kept = np.bincount(merged[(merged >= 0) & (voted == merged)], minlength=int(ids.max(initial=0)) + 1)[ids]
+    unheld = np.isin(merged, ids[kept < HELD_SHARE * counts])
+    return np.where(unheld, merged, voted)
 
 
 def _members(labels: np.ndarray):
