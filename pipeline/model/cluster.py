@@ -25,7 +25,7 @@ from pipeline.model.cluster_params import ResolvedClusterParams, resolve_params
 from pipeline.model.cluster_refine import canonical_labels, merge_to, reassign_outliers, refine, smooth
 
 #: Bump when the clustering's output for the same inputs and params changes.
-CLUSTER_VERSION = 11  # 11: topics the vote does not uphold are dissolved (10: no smoothing after the graph clustering's vote; 9: the size guard; 8: Ward's merge)
+CLUSTER_VERSION = 11  # 11: a topic the vote does not uphold keeps its core papers (10: no smoothing after the graph clustering's vote; 9: the size guard; 8: Ward's merge)
 
 
 @dataclass(frozen=True)

@@ -152,9 +152,9 @@ def placed_topics(merged: np.ndarray, finals: list[np.ndarray]) -> np.ndarray:
 
     Ward's merge on the runs' agreement can keep apart a group of micro topics that each run's own
     merge (average linkage down to as many topics) joins to larger ones: a small subject of its own,
-    such as hyperbolic embeddings on NeurIPS 2021 (32 core papers) or GANs on NeurIPS 2017 (48).
-    The vote then sends most of its core papers to those larger topics; what was left was a remnant
-    of a few papers named as if it were a topic (2 of the 32), and the largest topic grew. So a topic
+    such as hyperbolic and manifold networks on NeurIPS 2021 (32 core papers). The vote then sends
+    most of its core papers to those larger topics; what was left was a remnant of a few papers
+    named as if it were a topic (2 of the 32), and the larger topics grew. So a topic
     whose core papers the vote keeps fewer than :data:`HELD_SHARE` of keeps all of them; every
     other paper is placed by the vote. Measured on twenty corpora (EVALUATION.md, "Topics the runs'
     vote does not uphold").
