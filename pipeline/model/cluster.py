@@ -78,7 +78,8 @@ def cluster(
     average linkage on the cosine of their mean embeddings. ``agglomerative``: Ward on the 2-d map.
     Papers left out (border papers, HDBSCAN's noise; flagged in ``raw_outlier``) are placed: with
     ``graph``, every paper joins the topic whose core papers the Leiden runs grouped it with most
-    (:func:`pipeline.model.cluster_consensus.vote_topics`); otherwise they go to the most similar
+    (:func:`pipeline.model.cluster_consensus.vote_topics`; the core papers of a topic that vote
+    does not uphold stay in it, :func:`pipeline.model.cluster_consensus.placed_topics`); otherwise they go to the most similar
     merged topic. With the other methods one round of kNN majority vote then smooths the borders
     (the graph clustering's runs already voted: ``cluster_params.GRAPH_SMOOTH``). Measured against
     alternatives in benchmarks/results/stability.md, clustering-tuning.md and EVALUATION.md.
