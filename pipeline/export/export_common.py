@@ -61,6 +61,7 @@ def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
         tid = int(rec["topic"])
         if tid in present and tid not in seen:
             seen.add(tid)
+            parts = shown_parts(rec)
             rows.append(
                 {
                     "topic": tid,
@@ -68,8 +69,8 @@ def topic_table(topics: pd.DataFrame, topic_ids: np.ndarray) -> pd.DataFrame:
                     "keywords": rec.get("keywords"),
                     "x": rec.get("x"),
                     "y": rec.get("y"),
-                    "parts": [[label, size, round(support, 2)] for label, size, support, _ in shown_parts(rec)],
-                    "broad": broad_reason(rec, median) if shown_parts(rec) else None,
+                    "parts": [[name, size, round(support, 2)] for name, size, support, _ in parts],
+                    "broad": broad_reason(rec, median) if parts else None,
                 }
             )
     for tid in sorted(present - seen):
