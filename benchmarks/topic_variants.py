@@ -76,7 +76,9 @@ out too, smaller one-year conferences (567-1,419 papers, first measured 2026-12-
 screened on them, nothing chosen). ``ijcai2020`` ... ``ijcai2024`` are one year of IJCAI each,
 with the areas its authors chose (the papers of ``ijcai``, so not held out; measured from
 2026-12-03). ``neurips-all`` is the whole NeurIPS file (18,661 papers, 1987-2023: the decades case;
-measured from 2026-12-03).
+measured from 2026-12-03). ``neurips2019`` (1,205 papers) and ``neurips2022`` (2,795) are held out
+too: first measured 2026-12-05 (eighteenth session) with the product as it stood, nothing chosen
+on them.
 
     .venv/bin/python benchmarks/make_proxies.py        # the labelled proxies, once
     .venv/bin/python benchmarks/topic_variants.py icml2024 iclr2022 ijcai neurips-kw ijcai-fine \\
@@ -150,6 +152,12 @@ CORPORA = {
             lambda d, y=year: d[d["year"].astype(str) == str(y)],
         )
         for year in (2018, 2019)
+    },
+    # held out, first measured 2026-12-05 (eighteenth session), nothing chosen on them: the two
+    # NeurIPS years no earlier run read (NeurIPS 2022's papers with keywords are in "neurips-kw")
+    **{
+        f"neurips{year}": (DATA / "neurips-1987-2023.jsonl.gz", lambda d, y=year: d[d["year"].astype(int) == y])
+        for year in (2019, 2022)
     },
     # one year of IJCAI with the areas its authors chose (590-790 labelled papers): the size and the
     # kind of corpus the product is scored on; the same papers as "ijcai", cut by year
