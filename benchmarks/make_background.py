@@ -3,7 +3,9 @@
 The background is what "distinctive" is measured against for a corpus of one year (the keyword
 view of the Keyword trends page): recent public ML abstracts, read, cleaned and counted exactly as
 a build does (``pipeline.ingest.ingest``, ``pipeline.model.vocab``). Only terms and counts are written, never
-texts. Run it again to refresh the file after the vocabulary changes:
+texts. Run it again to refresh the file after the cleaning or the vocabulary changes (their versions,
+``pipeline.ingest.clean.CLEAN_VERSION`` and ``pipeline.model.vocab.VOCAB_VERSION``, are recorded in
+``info.json`` and a test holds them to the code's):
 
     .venv/bin/python benchmarks/make_background.py            # /work/shared/data, 2018 onwards
     .venv/bin/python benchmarks/make_background.py --data DIR --since 2018 --min-df 10
@@ -41,8 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: assets/background)")
     args = parser.parse_args(argv)
 
+    from pipeline.ingest.clean import CLEAN_VERSION
     from pipeline.ingest.ingest import ingest
     from pipeline.model import background
+    from pipeline.model.vocab import VOCAB_VERSION
 
     started = time.perf_counter()
     files = [args.data / name for name in SOURCES if (args.data / name).is_file()]
@@ -68,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         "made_by": "benchmarks/make_background.py: pipeline.ingest.ingest cleaning, pipeline.model.vocab 1-2-word terms "
         "(English + academic stop words), document frequencies only, terms used by at least min_df abstracts",
         "made_at": time.strftime("%Y-%m-%d"),
+        # what the counts depend on: a background counted with other versions is out of date
+        # (tests/test_truth.py holds these to the code's)
+        "versions": {"clean": CLEAN_VERSION, "vocabulary": VOCAB_VERSION},
     }
     background.write(table, info, args.out or background.FOLDER)
     out = (args.out or background.FOLDER) / background.TERMS_FILE

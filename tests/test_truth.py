@@ -20,6 +20,7 @@ from explorer.services import analysis
 from explorer.state import data, state, tours
 from explorer.state.filters import Filters, apply
 from pipeline.core import artifacts, schema
+from pipeline.ingest.clean import CLEAN_VERSION
 from pipeline.model import background
 from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_choice import make_labels
@@ -33,6 +34,7 @@ from pipeline.model.label_evidence import (
     shown_support,
     wilson_lower,
 )
+from pipeline.model.vocab import VOCAB_VERSION
 from tests.test_pages import plotly_specs, qp, run, texts, unescape
 
 # ------------------------------------------------------------------------------------------
@@ -380,6 +382,15 @@ def test_the_shipped_background_is_small_and_named():
     assert (bg.df >= bg.info["min_df"]).all() and len(set(bg.terms.tolist())) == len(bg.terms)
     assert bg.counts_for(["learning", "no such term here"])[1] == 0
     assert bg.counts_for(["learning"])[0] > bg.n_docs * 0.2
+
+
+def test_the_shipped_background_is_counted_as_builds_count_terms_today():
+    # a background counted with another cleaning or vocabulary compares terms a build no longer
+    # makes (or makes differently) with the corpus's: run benchmarks/make_background.py again
+    info = background.load().info
+    assert info.get("versions") == {"clean": CLEAN_VERSION, "vocabulary": VOCAB_VERSION}, (
+        "assets/background is out of date: run .venv/bin/python benchmarks/make_background.py"
+    )
 
 
 def test_distinctive_terms_are_not_the_most_frequent_ones():

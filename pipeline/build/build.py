@@ -50,6 +50,7 @@ from pipeline.core.progress import Reporter, StageClock, StageRecord, format_sec
 from pipeline.core.settings import config_from_manifest, result_settings
 from pipeline.embed.embed_model import EMBED_VERSION
 from pipeline.embed.encoders import Encoder
+from pipeline.ingest.clean import CLEAN_VERSION
 from pipeline.ingest.ingest import ingest
 from pipeline.model.cluster import CLUSTER_VERSION
 from pipeline.model.reduce import REDUCE_VERSION
@@ -120,7 +121,14 @@ def fingerprint(inputs: list[dict], config: BuildConfig, embedding_key: str) -> 
         "inputs": sorted(i["sha256"] for i in inputs),
         "config": result_settings(config),
         "embedding": embedding_key,
-        "versions": [EMBED_VERSION, REDUCE_VERSION, CLUSTER_VERSION, REPRESENT_VERSION, schema.SCHEMA_VERSION],
+        "versions": [
+            CLEAN_VERSION,
+            EMBED_VERSION,
+            REDUCE_VERSION,
+            CLUSTER_VERSION,
+            REPRESENT_VERSION,
+            schema.SCHEMA_VERSION,
+        ],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:20]
 

@@ -71,7 +71,7 @@ PAPER_COLUMNS: dict[str, str] = {
     "title": "display title (the input's, or derived from the abstract)",
     "title_derived": "True when the title was derived from the abstract",
     "abstract": "the abstract as given, for display (untrusted text: never rendered as HTML)",
-    "model_text": "cleaned title + abstract that was embedded and modelled (no LaTeX, HTML or URLs)",
+    "model_text": "cleaned title + abstract that was embedded and modelled (no LaTeX, HTML or URLs; a one-letter variable joined to a word keeps its letter: `$k$-means` is `k-means`)",
     "year": "publication year, or null",
     "venue": "venue, or null",
     "authors": "authors joined with '; ', or null",

@@ -41,6 +41,11 @@ _LINE_BREAK_HYPHEN = re.compile(r"(?<=[a-z])- (?!(?:and|or|nor|to|as|vs|versus|b
 # "available on GitHub" is boilerplate, not a topic.
 _CODE_HOST = re.compile(r"\b((?:at|on|in|via|from|through)\s+(?:our\s+|the\s+)?)(?:GitHub|Github|github)\b")
 
+#: Version of the modelling text (:func:`clean_text`), part of a build's fingerprint: a build made
+#: with another is not up to date. 2: a one-letter variable joined to a word by a hyphen keeps its
+#: letter ("$k$-means" is "k-means", not "means").
+CLEAN_VERSION = 2
+
 # --- LaTeX -------------------------------------------------------------------------------------
 _ESCAPED_DOLLAR = re.compile(r"\\+\$")
 _MATH_ENVS = "equation|align|alignat|eqnarray|gather|multline|math|displaymath|split|array|cases|[pbvBV]?matrix"
@@ -48,6 +53,9 @@ _MATH_ENV = re.compile(
     r"\\+begin\s*\{(" + _MATH_ENVS + r")\*?\}.{0,3000}?\\+end\s*\{\1\*?\}", re.DOTALL | re.IGNORECASE
 )
 _NUMBER_MATH = re.compile(r"\$\s*(\d+(?:[.,]\d+)*)\s*\$")  # "$16$ tasks" keeps its number
+# A one-letter variable joined to a word by a hyphen keeps its letter: "$k$-means" is "k-means"
+# (not "means"), "$n$-dimensional" "n-dimensional", "$k$-th" "k-th" (not a word "th").
+_LETTER_MATH = re.compile(r"\$\s*([A-Za-z])\s*\$(?=-[A-Za-z])|\\+\(\s*([A-Za-z])\s*\\+\)(?=-[A-Za-z])")
 _DOLLAR_MATH = re.compile(r"\$\$[^$]{0,3000}?\$\$|\$[^$]{1,1500}?\$")
 _PAREN_MATH = re.compile(r"\\+\((.{0,3000}?)\\+\)|\\+\[(.{0,3000}?)\\+\]", re.DOTALL)
 _DROP_WITH_ARG = re.compile(
@@ -131,6 +139,8 @@ def _strip_links(text: str) -> str:
 
 
 def _strip_latex(text: str) -> str:
+    if "$" in text or "\\(" in text:
+        text = _LETTER_MATH.sub(lambda m: m.group(1) or m.group(2), text)
     if "$" in text:
         text = _ESCAPED_DOLLAR.sub(" ", text)
         text = _NUMBER_MATH.sub(r"\1", text)

@@ -42,6 +42,11 @@ ACADEMIC_STOP_WORDS = frozenset(
     """.split()
 )
 
+#: Version of the terms a text gives (the tokens, stop words and how two-word terms are made). The
+#: shipped background (``pipeline.model.background``) records the version it was counted with, and
+#: a test holds it to this one. 2: terms within phrases (``WITHIN_PHRASES``, REPRESENT_VERSION 12).
+VOCAB_VERSION = 2
+
 #: Tokens: start with a letter, at least two characters, hyphenated compounds kept together
 #: ("self-supervised", "gpt-4"); numbers alone never become terms.
 TOKEN_PATTERN = r"(?u)\b[^\W\d_][^\W_]*(?:-[^\W_]+)*\b"
