@@ -47,6 +47,10 @@ _CODE_HOST = re.compile(r"\b((?:at|on|in|via|from|through)\s+(?:our\s+|the\s+)?)
 CLEAN_VERSION = 2
 
 # --- LaTeX -------------------------------------------------------------------------------------
+# Every command pattern below reads "\\+" (a command escaped once or more, as JSON and CSV exports
+# double it); a long run of backslashes made each of them scan it again from every backslash
+# (40,000 in a row took over a minute). A run is one backslash to all of them, so it is made one first.
+_BACKSLASHES = re.compile(r"\\{2,}")
 _ESCAPED_DOLLAR = re.compile(r"\\+\$")
 _MATH_ENVS = "equation|align|alignat|eqnarray|gather|multline|math|displaymath|split|array|cases|[pbvBV]?matrix"
 _MATH_ENV = re.compile(
@@ -139,6 +143,8 @@ def _strip_links(text: str) -> str:
 
 
 def _strip_latex(text: str) -> str:
+    if "\\\\" in text:
+        text = _BACKSLASHES.sub(lambda _: "\\", text)
     if "$" in text or "\\(" in text:
         text = _LETTER_MATH.sub(lambda m: m.group(1) or m.group(2), text)
     if "$" in text:
