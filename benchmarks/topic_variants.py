@@ -154,7 +154,7 @@ CORPORA = {
         for year in (2018, 2019)
     },
     # held out, first measured 2026-12-05 (eighteenth session), nothing chosen on them: the two
-    # NeurIPS years no earlier run read (NeurIPS 2022's papers with keywords are in "neurips-kw")
+    # NeurIPS years no earlier run read (some of NeurIPS 2022's papers are in "neurips-kw")
     **{
         f"neurips{year}": (DATA / "neurips-1987-2023.jsonl.gz", lambda d, y=year: d[d["year"].astype(int) == y])
         for year in (2019, 2022)
