@@ -5,7 +5,7 @@ variant and draws its 90% samples, which a change to the labels does not need: h
 is clustered once per seed (the product's clustering, ``pipeline.model.cluster.cluster``), and
 every variant labels those same topics with ``topic_variants.label_row`` (coverage, weak labels,
 contained labels, retrieval, and each topic's label, size and coverage). Variants are
-``topic_variants``'s (``heads1``, ``acrossphrases``, ...; ``base`` is the product), set before each
+``topic_variants``'s (``heads1``, ``acrossphrases``, ``title0``, ...; ``base`` is the product), set before each
 labelling and restored after it. One JSON line per corpus, seed and variant.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/label_variants.py icml2024 iclr2022 \\
@@ -42,7 +42,7 @@ def main() -> None:
             setattr(module, name, value)
 
     for corpus in args.corpora:
-        docs, embeddings, _, config = tv.load(corpus, args.artifacts)
+        docs, embeddings, _, config, extra = tv.load(corpus, args.artifacts)
         knn = tv.shared_knn(embeddings, config.umap)
 
         def embed(texts, config=config):
@@ -59,7 +59,7 @@ def main() -> None:
                     rep = config.represent
                     terms[key] = doc_terms(docs, ngram_range=rep.ngram_range, min_df=rep.min_df)
                 row = {"corpus": corpus, "variant": variant, "seed": seed, "n": len(docs)}
-                row |= tv.label_row(docs, embeddings, topics, terms[key], embed)
+                row |= tv.label_row(docs, embeddings, topics, terms[key], embed, extra)
                 print(json.dumps(row), flush=True)
         restore()
 

@@ -42,7 +42,7 @@ ABSENT = -2
 
 def staged_clusterings(name: str, artifacts: Path, samples: int = 3, seeds: int = 3) -> dict:
     """``{(sample, seed): {stage: int (n,) labels, ABSENT for papers the sample left out}}``."""
-    _, embeddings, _, config = tv.load(name, artifacts)
+    _, embeddings, _, config, _ = tv.load(name, artifacts)
     knn = shared_knn(embeddings, config.umap)
     n = len(embeddings)
     k = resolve_params(config.cluster, n).n_topics

@@ -62,7 +62,11 @@ EVALUATION.md; so were ``gap0.25``, ``eac1.5`` and ``multicut1.5`` of 2026-12-05
 ``voteunheld`` (the vote places the core papers of a merged topic it does not uphold too, as before
 CLUSTER_VERSION 11, ``pipeline.model.cluster_consensus.KEEP_UNHELD``; rows ``unheldkeep`` of the
 seventeenth session are today's rule, measured before it was the default, and rows ``dissolve`` and
-``corekeep`` two alternatives removed again, described in EVALUATION.md); join them with ``+``.
+``corekeep`` two alternatives removed again, described in EVALUATION.md), ``titleX`` (a term that
+fewer than X of the corpus's papers using it put in their title is no label unless the label
+chosen without such terms would be weak, ``pipeline.model.labels.MIN_TITLE_SHARE``, 0.10 since
+REPRESENT_VERSION 16; ``title0`` labels as before); join them with ``+``. Label rows carry ``kw``
+where the papers have their authors' keywords (:func:`keyword_agreement`).
 ``--no-samples`` leaves the 90% samples out (for a variant of the labels only: its clustering is the same). In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
 (40 runs of 80%; measured as ``share80+runs40`` and ``base``); ``base`` rows written before the
@@ -118,6 +122,8 @@ from pipeline.model import (  # noqa: E402
     vocab,
 )
 from pipeline.model import labels as labels_module  # noqa: E402
+from pipeline.model.label_background import own_titles  # noqa: E402
+from pipeline.model.label_evidence import doc_stems, label_parts  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
 from pipeline.model.topic_parts import broad_topics, topic_spread  # noqa: E402
@@ -159,6 +165,16 @@ CORPORA = {
         f"neurips{year}": (DATA / "neurips-1987-2023.jsonl.gz", lambda d, y=year: d[d["year"].astype(int) == y])
         for year in (2019, 2022)
     },
+    # four NeurIPS years at a time from before any year the other corpora hold (720, 820, 1,103 and
+    # 1,539 papers), first measured 2026-12-05 (nineteenth session): 2008-2011 and 2012-2015 beside
+    # the title rule of REPRESENT_VERSION 16 while it was shaped, 2000-2003 and 2004-2007 only after
+    **{
+        f"neurips{a}-{b}": (
+            DATA / "neurips-1987-2023.jsonl.gz",
+            lambda d, a=a, b=b: d[d["year"].astype(int).between(a, b)],
+        )
+        for a, b in ((2000, 2003), (2004, 2007), (2008, 2011), (2012, 2015))
+    },
     # one year of IJCAI with the areas its authors chose (590-790 labelled papers): the size and the
     # kind of corpus the product is scored on; the same papers as "ijcai", cut by year
     **{
@@ -169,7 +185,8 @@ CORPORA = {
 
 
 def load(name: str, artifacts: Path):
-    """Papers (labelled ones only, where the corpus has labels), embeddings and labels or None."""
+    """Papers (labelled ones only, where the corpus has labels), embeddings, labels or None, the
+    settings, and the papers' own titles and their authors' keywords (None where a paper has none)."""
     path, keep = CORPORA[name]
     config = with_overrides(load_config(None), {"ingest": {"columns": {"label": "label"}}})
     if keep is not None:
@@ -185,7 +202,12 @@ def load(name: str, artifacts: Path):
         mask = papers["label"].notna().to_numpy() & (papers["label"].astype(str).str.strip() != "").to_numpy()
         papers, vectors = papers[mask].reset_index(drop=True), vectors[mask]
         truth = papers["label"].astype(str).to_numpy()
-    return papers["model_text"].tolist(), np.asarray(vectors, dtype=np.float32), truth, config
+    words = papers["keywords"] if "keywords" in papers else pd.Series([None] * len(papers))
+    extra = {
+        "titles": own_titles(papers),
+        "keywords": [k if isinstance(k, str) and k.strip() else None for k in words],
+    }
+    return papers["model_text"].tolist(), np.asarray(vectors, dtype=np.float32), truth, config, extra
 
 
 def induced_runs_on(graph, edges, resolution: float, seeds: list[int], keeps: list) -> list[np.ndarray]:
@@ -226,6 +248,7 @@ NUMBERED = {
     "giant": (cluster_consensus, "GIANT_SHARE", float),
     "wardbelow": (cluster_params, "AUTO_GRAPH_MIN", int),
     "heads": (label_candidates, "MIN_HEAD_USES", int),
+    "title": (labels_module, "MIN_TITLE_SHARE", float),
 }
 FLAGS = {
     "cap": (cluster_consensus, "CAP_LARGE", True),
@@ -279,11 +302,14 @@ def describe(labels: np.ndarray, embeddings: np.ndarray, truth) -> dict:
     return row
 
 
-def label_row(docs, embeddings, labels, dt, embed) -> dict:
-    """The labels of one clustering, made as the build makes them, and their measures."""
+def label_row(docs, embeddings, labels, dt, embed, extra: dict | None = None) -> dict:
+    """The labels of one clustering, made as the build makes them, and their measures; with the
+    papers' keywords (``extra``, from :func:`load`), also how far the labels agree with them
+    (:func:`keyword_agreement`)."""
+    extra = extra or {}
     ids = sorted(set(labels.tolist()) - {-1})
     _, centroids = cluster_refine.centroids(labels, embeddings)
-    chosen = topic_labels(docs, labels, dt, centroids, embed)
+    chosen = topic_labels(docs, labels, dt, centroids, embed, titles=extra.get("titles"))
     names = {t: chosen[t][0] for t in ids}
     scored = ev.label_scores(names, labels, docs, label_vectors=embed([names[t] for t in ids]), centroids=centroids)
     sizes = {t: int((labels == t).sum()) for t in ids}
@@ -294,7 +320,23 @@ def label_row(docs, embeddings, labels, dt, embed) -> dict:
         "retrieval": scored.retrieval,
         "weak": sum(chosen[t][1].value < 0.5 for t in ids),
         "labels": [(names[t], sizes[t], round(scored.coverage[t], 2)) for t in sorted(ids, key=lambda t: -sizes[t])],
-    }
+    } | keyword_agreement(names, labels, extra.get("keywords"))
+
+
+def keyword_agreement(names: dict[int, str], labels: np.ndarray, keywords) -> dict:
+    """Where papers carry their authors' keywords: the share of a topic's papers with keywords
+    whose keywords use all the words of one of its label's parts (plurals folded), over all topics
+    (``kw``; ``kw_papers``: the papers with keywords). Empty without keywords."""
+    if not keywords or not any(keywords):
+        return {}
+    stems = [doc_stems(k) if k else None for k in keywords]
+    hits = total = 0
+    for topic, name in names.items():
+        parts = label_parts(name)
+        rows = [i for i in np.flatnonzero(labels == topic) if stems[i] is not None]
+        hits += sum(any(p <= stems[i] for p in parts) for i in rows)
+        total += len(rows)
+    return {"kw": hits / total if total else float("nan"), "kw_papers": total}
 
 
 def centred(embeddings: np.ndarray, share: float = 1.0) -> np.ndarray:
@@ -328,7 +370,7 @@ def lexical_knn(embeddings: np.ndarray, dt, config, weight: float, k: int, candi
 def run(
     name: str, variant: str, seeds: list[int], artifacts: Path, *, with_labels: bool, samples: bool = True
 ) -> list[dict]:
-    docs, embeddings, truth, config = load(name, artifacts)
+    docs, embeddings, truth, config, extra = load(name, artifacts)
     apply_variant(variant)
     # ``knnK``: the shared kNN graph (the clustering's and its samples') with K neighbours.
     knn_part = next((p for p in variant.split("+") if p.startswith("knn")), None)
@@ -362,7 +404,7 @@ def run(
         row["seconds"] = round(time.perf_counter() - started, 2)
         row |= describe(labels, embeddings, truth)
         if with_labels:
-            row |= label_row(docs, embeddings, labels, dt, embed)
+            row |= label_row(docs, embeddings, labels, dt, embed, extra)
         runs.append(labels)
         if samples:
             resampled.append(resampled_clustering(clustered, knn, config, seed))
@@ -391,7 +433,7 @@ def run(
 
 
 def baselines(name: str, seeds: list[int], artifacts: Path) -> list[dict]:
-    docs, embeddings, truth, config = load(name, artifacts)
+    docs, embeddings, truth, config, extra = load(name, artifacts)
     ours = cluster_params.resolve_params(config.cluster, len(docs)).n_topics
     ks = sorted({ours, len(set(truth.tolist())) if truth is not None else ours})
     rows = []

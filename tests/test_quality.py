@@ -11,6 +11,7 @@ import types
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from pipeline.cli import cli
@@ -680,3 +681,52 @@ def test_ijcai_labels_are_used_by_their_papers_distinct_and_retrieve_their_topic
     # the stored support is the lower bound of the coverage measured here (on up to 250 papers)
     for t in ids:
         assert topics.loc[int(t), "label_support"] <= scores.coverage[int(t)] + 0.08, (names[int(t)], scores.coverage)
+
+
+def test_a_word_the_papers_seldom_put_in_their_titles_names_no_topic():
+    # Efficiency papers (as on NeurIPS 2022): every abstract reports its accuracy on ImageNet, no
+    # title says ImageNet; the titles say quantization or pruning. "imagenet" covers every paper and
+    # no other topic uses it, so by coverage and lift alone it would be the label; the papers'
+    # titles say it is where they measure, not what they are about.
+    from pipeline.model.label_background import Background, own_titles
+    from pipeline.model.label_candidates import TopicTerms, topic_text
+    from pipeline.model.label_choice import make_labels
+    from pipeline.model.label_evidence import label_parts
+    from pipeline.model.labels import MIN_TITLE_SHARE, names_setting
+
+    titles = [f"Quantization of networks, study {i}" for i in range(12)] + [
+        f"Pruning of networks, study {i}" for i in range(8)
+    ]
+    docs = [f"{t}. We compress models and report accuracy on ImageNet." for t in titles]
+    other_titles = [f"Voting rules for elections {i}" for i in range(40)] + [
+        f"Auctions and prices {i}" for i in range(40)
+    ]
+    corpus, corpus_titles = docs + [f"{t}. We study them." for t in other_titles], titles + other_titles
+    topic = TopicTerms(
+        [("imagenet", 1.0), ("quantization", 0.8), ("pruning", 0.7)], [], [], topic_text(docs), len(docs)
+    )
+    imagenet = frozenset(label_parts("imagenet")[0])
+    with_titles = Background(corpus, titles=corpus_titles)
+    assert with_titles.title_share(imagenet) == pytest.approx(1 / 22)  # 0 of 20 titles, one of each added
+    assert with_titles.title_share(frozenset(label_parts("quantization")[0])) == pytest.approx(13 / 14)
+    assert names_setting(with_titles, imagenet) and MIN_TITLE_SHARE > 1 / 22
+    label = make_labels({0: topic}, background=with_titles, total=len(corpus))[0]
+    assert label == "quantization and pruning", label
+    # without the titles nothing tells the benchmark from a subject
+    assert Background(corpus).title_share(imagenet) is None
+    assert make_labels({0: topic}, background=Background(corpus), total=len(corpus))[0] == "imagenet"
+    # where the label without it would be marked weak (each subject names 3 of 20 papers), it
+    # stays: the label says what the papers share rather than turn weak
+    spread = [f"Study {i} of {'pruning' if i < 3 else 'quantization' if i < 6 else 'scaling'}" for i in range(20)]
+    scattered = [f"{t}. We report accuracy on ImageNet." for t in spread]
+    loose = TopicTerms(
+        [("imagenet", 1.0), ("pruning", 0.8), ("quantization", 0.7)], [], [], topic_text(scattered), len(scattered)
+    )
+    beside = Background(scattered + corpus[20:], titles=spread + corpus_titles[20:])
+    assert names_setting(beside, imagenet)
+    assert make_labels({0: loose}, background=beside, total=len(corpus))[0] == "imagenet"
+    # a paper without a title of its own (one made from its abstract) does not count either way
+    papers = pd.DataFrame({"title": ["Pruning", "We prune", None], "title_derived": [False, True, False]})
+    assert own_titles(papers) == ["Pruning", None, None]
+    with pytest.raises(ValueError, match="2 titles for 3 papers"):
+        Background(["a", "b", "c"], titles=["a", "b"])

@@ -26,6 +26,7 @@ from pipeline.evaluation.evaluate import npmi_coherence
 from pipeline.evaluation.evaluate import topic_stability as evaluate_topic_stability
 from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import uses_projection
+from pipeline.model.label_background import own_titles
 from pipeline.model.reduce import RECALL_SAMPLE, REDUCE_VERSION, Projection, is_exact, knn_recall, reduce, shared_knn
 from pipeline.model.represent import fit_topics, growth_per_year
 from pipeline.model.vocab import doc_terms
@@ -107,6 +108,7 @@ def _fit_full_with(
             dt,
             config.represent,
             embedder,
+            titles=own_titles(papers),
         )
     if isinstance(reduced, MapJob):
         with run.stage("map", "Waiting for the map (2-d UMAP, made beside the clustering)") as clock:

@@ -16,6 +16,7 @@ from pipeline.evaluation.quality import evaluate
 from pipeline.evaluation.quality_report import METHODS, report_markdown
 from pipeline.export.export import export_html
 from pipeline.ingest.ingest import ingest
+from pipeline.model.label_background import own_titles
 
 
 def cmd_list(args) -> int:
@@ -159,6 +160,7 @@ def cmd_evaluate(args) -> int:
         k=args.k,
         progress=lambda line: print(line, flush=True),
         embed=lambda texts: embed_texts(texts, config.embed, cache).vectors,  # labels, for their retrieval
+        titles=own_titles(papers),
     )
     if dropped:
         result.notes.insert(0, f"{dropped:,} papers without a label left out")

@@ -69,13 +69,16 @@ class _Shared:
     dt: object
     seconds: float  # what they cost; added to every run's time, as a fresh build pays it
     docs: Sequence[str] = ()
+    titles: Sequence[str | None] | None = None  # the papers' own titles, for the labels
 
 
-def _prepare(docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig) -> _Shared:
+def _prepare(
+    docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig, titles: Sequence[str | None] | None = None
+) -> _Shared:
     start = time.perf_counter()
     knn = shared_knn(embeddings, config.umap)
     dt = doc_terms(list(docs), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
-    return _Shared(knn, dt, time.perf_counter() - start, list(docs))
+    return _Shared(knn, dt, time.perf_counter() - start, list(docs), titles)
 
 
 def pipeline_run(
@@ -95,7 +98,11 @@ def pipeline_run(
     words = ctfidf_words(clustering.labels, shared.dt, TOP_N)
     seconds = time.perf_counter() - start + shared.seconds
     topic_words = [[w for w, _ in words[t]] for t in sorted(words)]
-    scores = topic_scores(shared.docs, embeddings, clustering.labels, shared.dt, embed) if embed is not None else {}
+    scores = (
+        topic_scores(shared.docs, embeddings, clustering.labels, shared.dt, embed, titles=shared.titles)
+        if embed is not None
+        else {}
+    )
     return Run(clustering.labels, ~clustering.raw_outlier & (clustering.labels != -1), topic_words, seconds, scores)
 
 
@@ -105,8 +112,11 @@ def topic_scores(
     labels: np.ndarray,
     dt,
     embed: Callable[[list[str]], np.ndarray],
+    *,
+    titles: Sequence[str | None] | None = None,
 ) -> dict[str, float]:
-    """The labels of one clustering, made as the build makes them, and the topics' sizes, scored.
+    """The labels of one clustering, made as the build makes them (``titles``: the papers' own
+    titles, as the build passes them), and the topics' sizes, scored.
 
     Returns:
         ``label_coverage`` (size-weighted share of a topic's papers using its label's words),
@@ -118,7 +128,7 @@ def topic_scores(
         ``pipeline.model.topic_parts.broad_topics``, as the build marks them).
     """
     ids, vectors = centroids(labels, embeddings)
-    chosen = topic_labels(list(docs), labels, dt, vectors, embed)
+    chosen = topic_labels(list(docs), labels, dt, vectors, embed, titles=titles)
     names = {int(t): chosen[int(t)][0] for t in ids}
     scored = label_scores(
         names, labels, docs, label_vectors=np.asarray(embed([names[int(t)] for t in ids])), centroids=vectors
@@ -280,6 +290,7 @@ def evaluate(
     k: int | None = None,
     progress: Callable[[str], None] | None = None,
     embed: Callable[[list[str]], np.ndarray] | None = None,
+    titles: Sequence[str | None] | None = None,
 ) -> Evaluation:
     """Run and score our pipeline and the baselines on the same papers, embeddings and seeds.
 
@@ -297,6 +308,8 @@ def evaluate(
         progress: called with a line of text after each run.
         embed: the corpus's embedder (texts -> normalised vectors): with it, our pipeline's labels
             are made and scored in every run (:func:`topic_scores`).
+        titles: ``(n,)`` the papers' own titles (None where a title was made from the abstract),
+            used by the labels as the build uses them.
     """
     say = progress or (lambda _line: None)
     unknown = set(methods) - set(METHODS)
@@ -319,7 +332,7 @@ def evaluate(
     for seed in seeds:
         if "pipeline" in results:
             if shared is None:
-                shared = _prepare(docs, embeddings, config)
+                shared = _prepare(docs, embeddings, config, titles)
             _attempt(
                 results["pipeline"], seed, lambda s=seed, sh=shared: pipeline_run(embeddings, config, s, sh, embed), say
             )

@@ -59,7 +59,8 @@ def label_for(
     options: list[Option] | None = None,
 ) -> str:
     """One topic's label, avoiding labels in ``taken`` and labels whose words contain theirs or are
-    contained in them.
+    contained in them; one with a term that names a setting only where the label chosen without
+    such terms would be marked weak (``Option.subjects``, ``Option.plain``, ``Option.weak``).
 
     Args:
         terms: the topic's representations and papers.
@@ -76,12 +77,12 @@ def label_for(
     if options is None:
         options = topic_options(terms, text=text, background=background, total=total)
     options = [o for o in options if _free(o.label, taken)]
-    if options and retrieves is not None:
-        hit = next((o for o in near_best(options)[:RETRIEVAL_OPTIONS] if retrieves(o.label)), None)
-        if hit is not None:
-            return hit.label
-    if options:
-        return options[0].label
+    subject = _best([o for o in options if o.subjects], retrieves)
+    if subject is not None and not subject.weak:
+        return subject.label
+    best = _best([o for o in options if o.plain], retrieves)  # a setting's term where without one it is weak
+    if best is not None:
+        return best.label
     base = fallback_label(terms, text, MAX_WORDS)
     label, n = base, 2
     while not _free(label, taken) and n < 50:
@@ -91,6 +92,16 @@ def label_for(
             break
         n += 1
     return label
+
+
+def _best(options: list[Option], retrieves: Callable[[str], bool] | None) -> Option | None:
+    """The first of ``options`` (best first) that retrieves its topic among those near the best,
+    else the best; None without options."""
+    if options and retrieves is not None:
+        hit = next((o for o in near_best(options)[:RETRIEVAL_OPTIONS] if retrieves(o.label)), None)
+        if hit is not None:
+            return hit
+    return options[0] if options else None
 
 
 def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None, **kwargs) -> dict[int, str]:

@@ -25,6 +25,11 @@ are unique within a corpus, and no label's words contain another's ("diffusion m
 label among its options (:func:`topic_options`) for the whole corpus. With the corpus's embedder, a
 label must also retrieve its own topic: embedded, it is closer to its topic's centroid than to any other.
 
+A paper's title names its subject; its abstract also names its setting: the data set it reports
+on, the tool it uses, a piece of its method. A term the corpus's papers write in their abstracts
+but seldom in their titles ("imagenet", "server", "observational data": :func:`names_setting`)
+names no topic, unless the label chosen without such terms would be marked weak.
+
 Words every paper of a field writes ("neural networks", "learning", "data") are no label on their
 own, except a phrase of them where no other label is used by half of the topic's papers: a topic
 of deep-learning methods shares little else, and the phrase must pass the lift test too.
@@ -36,6 +41,7 @@ marks it weak wherever the label appears.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -88,6 +94,13 @@ RELEVANCE_WEIGHT = 0.05
 RETRIEVAL_SLACK = 0.15
 #: At most this many of those options per topic are embedded and tried.
 RETRIEVAL_OPTIONS = 12
+#: A term the corpus's papers use in their abstracts but seldom in their titles names their setting
+#: (a data set, a tool, a part of the method), not their subject: "imagenet" in the abstracts of
+#: 119 papers of NeurIPS 2022 and the titles of 2, "server" in 31 and 0. Below this share of the
+#: papers using it that put it in their title (:meth:`Background.title_share`, where titles are
+#: known), a term is no label and no part of one, unless the label chosen without such terms would
+#: be marked weak (EVALUATION.md, "Labels from what the papers' titles name").
+MIN_TITLE_SHARE = 0.10
 #: Most words a label may have ("and" included).
 MAX_WORDS = 5
 #: A label of three parts is tried only when the best-ranked label of one or two parts would be
@@ -118,6 +131,7 @@ class _Part:
     coverage: float  # share of those papers
     lift: float  # coverage / the corpus's share (inf without a background)
     corpus_rows: object  # the background's rows using it (None without a background)
+    setting: bool = False  # the corpus's papers seldom put it in their titles (:func:`names_setting`)
 
 
 @dataclass
@@ -128,6 +142,13 @@ class Option:
     label: str
     coverage: float
     rank: float
+    #: among the options made of subjects only (no term that names a setting, :func:`names_setting`)
+    #: and among those made of every candidate: the choice takes the best of the first unless it is
+    #: weak, then the best of the second (``pipeline.model.label_choice.label_for``)
+    subjects: bool = True
+    plain: bool = True
+    #: the lower bound of its coverage is under :data:`WEAK_SUPPORT` (as :func:`label_support` reads it)
+    weak: bool = False
 
 
 class _Scorer:
@@ -175,7 +196,8 @@ def _parts(
     generic_phrases: bool = False,
 ) -> list[_Part]:
     """The topic's candidates with their coverage and lift, best first; only distinctive ones
-    (lift at least ``min_lift``) when the background is known."""
+    (lift at least ``min_lift``) when the background is known, each marked where it names a
+    setting (:func:`names_setting`)."""
     import numpy as np
 
     cands = candidate_terms(terms, depth=40, min_papers=min_papers, text=text, generic_phrases=generic_phrases)
@@ -217,8 +239,17 @@ def _parts(
             lift = coverage / base if base > 0 else math.inf
             if lift < min_lift:
                 continue
-        out.append(_Part(term, score, used, coverage, lift, rows))
+        # "imagenet", "server": what the papers use or where, not what they are about
+        setting = names_setting(scorer.background, words)
+        out.append(_Part(term, score, used, coverage, lift, rows, setting))
     return out
+
+
+def names_setting(background: Background | None, words: frozenset[str]) -> bool:
+    """Whether the corpus's papers write ``words`` so seldom in their titles (:data:`MIN_TITLE_SHARE`)
+    that they name a setting, not a subject; False where titles are not known."""
+    share = background.title_share(words) if background is not None else None
+    return share is not None and share < MIN_TITLE_SHARE
 
 
 def _bonus(term: str) -> float:
@@ -351,12 +382,39 @@ def topic_options(
     min_lift = MIN_LIFT if not 0 < share < 1 else min(MIN_LIFT, 1 + (1 / share - 1) / 2)
     for min_papers in (2, 1):
         parts = _parts(terms, text, scorer, min_lift, min_papers)
-        options = _echoing(_label_options(parts, scorer), terms)
-        if GENERIC_PHRASES and max((o.coverage for o in options), default=0.0) < WEAK_SUPPORT:
-            options = _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_papers)
+        subjects = [p for p in parts if not p.setting]
+        options = _ranked(subjects, terms, text, scorer, min_lift, min_papers)
+        if len(subjects) < len(parts):
+            # and the options as made of every candidate, a setting's terms too: the choice takes
+            # one of them only where the label it would choose without them is weak
+            options = _merged(options, _ranked(parts, terms, text, scorer, min_lift, min_papers))
         if options:
+            for o in options:
+                o.weak = wilson_lower(round(o.coverage * text.n_docs), text.n_docs) < WEAK_SUPPORT
             return options
     return []
+
+
+def _merged(subjects: list[Option], plain: list[Option]) -> list[Option]:
+    """Both lists of options as one, best first, each marked by the lists it is in (a label in both
+    keeps the better of its two ranks)."""
+    merged: dict[str, Option] = {}
+    for o in subjects:
+        merged[o.label] = dataclasses.replace(o, subjects=True, plain=False)
+    for o in plain:
+        same = merged.get(o.label)
+        merged[o.label] = dataclasses.replace(o, subjects=same is not None, plain=True)
+        if same is not None and same.rank > o.rank:
+            merged[o.label].rank = same.rank
+    return sorted(merged.values(), key=lambda o: (-o.rank, o.label))
+
+
+def _ranked(parts, terms, text, scorer, min_lift, min_papers) -> list[Option]:
+    """The options of one topic from its candidates ``parts`` (:func:`_parts`), best first."""
+    options = _echoing(_label_options(parts, scorer), terms)
+    if GENERIC_PHRASES and max((o.coverage for o in options), default=0.0) < WEAK_SUPPORT:
+        options = _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_papers)
+    return options
 
 
 def _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_papers) -> list[Option]:
@@ -365,6 +423,8 @@ def _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_pap
     if scorer.background is None or (scorer.small and not GENERIC_IN_SMALL_CORPORA):
         return options
     wider = _parts(terms, text, scorer, min_lift, min_papers, generic_phrases=True)
+    if not any(p.setting for p in parts):  # the subjects' options: no setting among the wider ones either
+        wider = [p for p in wider if not p.setting]
     if len(wider) == len(parts):
         return options
     known = {o.label for o in options}

@@ -14,7 +14,7 @@ import contextlib
 import io
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
+#: 16: a term the corpus's papers seldom write in their titles is no label (``labels.MIN_TITLE_SHARE``);
 #: 15: each topic's spread, and the named parts of a broad topic (``pipeline.model.topic_parts``);
 #: 14: a label of three parts is tried where the best-ranked label of one or two would be marked
 #: weak (``labels.THREE_PARTS_BY_BEST``);
@@ -47,7 +48,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 15
+REPRESENT_VERSION = 16
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -229,6 +230,7 @@ def fit_topics(
     dt: DocTerms,
     params: RepresentParams,
     embed: Callable[[list[str]], np.ndarray],
+    titles: Sequence[str | None] | None = None,
 ) -> TopicModel:
     """Fit BERTopic's representations on precomputed embeddings, projection and clusters.
 
@@ -242,6 +244,8 @@ def fit_topics(
         dt: paper-by-term counts on the same vocabulary.
         params: representation settings.
         embed: embeds words and texts (cached) for KeyBERTInspired and MMR.
+        titles: ``(n,)`` the papers' own titles (None where a title was made from the abstract),
+            for the labels (:data:`pipeline.model.labels.MIN_TITLE_SHARE`); None: not used.
     """
     logging.getLogger("BERTopic").setLevel(logging.WARNING)
     model = _make_model(reduced, dt, params, embed)
@@ -271,12 +275,15 @@ def fit_topics(
         embed,
         keybert={r["topic"]: r["keybert"] for r in rows},
         mmr={r["topic"]: r["mmr"] for r in rows},
+        titles=titles,
     )
     table = pd.DataFrame(rows)
     if len(table):
         table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
         table["label_support"] = [chosen[t][1].value for t in table["topic"]]
-        spread, parts = topic_parts(topics, embeddings, doc_ids, lambda p: _part_labels(docs, p, dt, embeddings, embed))
+        spread, parts = topic_parts(
+            topics, embeddings, doc_ids, lambda p: _part_labels(docs, p, dt, embeddings, embed, titles)
+        )
         table = add_part_columns(table, spread, parts)
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     model.doc_terms = model.term_weights = None  # not saved with the model
@@ -368,6 +375,7 @@ def topic_labels(
     *,
     keybert: dict[int, list[str]] | None = None,
     mmr: dict[int, list[str]] | None = None,
+    titles: Sequence[str | None] | None = None,
 ) -> dict[int, tuple[str, LabelSupport]]:
     """Each topic's label and its support (``pipeline.model.labels``), larger topics choosing first.
 
@@ -384,6 +392,8 @@ def topic_labels(
             (with ``embed``: labels should retrieve their own topic), or None.
         embed: the corpus's embedder, or None.
         keybert, mmr: topic id -> BERTopic's terms of those representations.
+        titles: ``(n,)`` the papers' own titles (None where there is none), or None: with them a
+            term the papers seldom write in their titles is no label (``labels.MIN_TITLE_SHARE``).
     """
     topics = np.asarray(topics)
     words = ctfidf_words(topics, dt, LABEL_CANDIDATE_TERMS)
@@ -405,20 +415,20 @@ def topic_labels(
     return label_topics(
         reps,
         order=sorted(ids, key=lambda t: (-sizes[t], t)),
-        background=Background(docs),
+        background=Background(docs, titles=titles),
         total=len(docs),
         embed=embed,
         centroids=centroids if embed is not None else None,
     )
 
 
-def _part_labels(docs: list[str], parts: np.ndarray, dt: DocTerms, embeddings: np.ndarray, embed) -> dict:
+def _part_labels(docs: list[str], parts: np.ndarray, dt: DocTerms, embeddings: np.ndarray, embed, titles=None) -> dict:
     """Labels of the parts of broad topics (``parts``: part per paper, ``-1`` elsewhere), chosen as
     topics' labels are, their c-TF-IDF weighed against their sibling parts and the rest of the corpus."""
     ids = sorted(set(parts.tolist()) - {-1})
     centroids = np.stack([np.asarray(embeddings[parts == i], dtype=np.float64).mean(axis=0) for i in ids])
     centroids /= np.clip(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12, None)
-    return topic_labels(docs, parts, dt, centroids, embed)
+    return topic_labels(docs, parts, dt, centroids, embed, titles=titles)
 
 
 def _subset(dt: DocTerms, mask: np.ndarray) -> DocTerms:
