@@ -24,7 +24,7 @@ from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import PhraseStats, TopicTerms, is_generic, label_key
 from pipeline.model.label_evidence import LabelSupport, contains, label_support
 from pipeline.model.label_fallback import fallback_label
-from pipeline.model.labels import MAX_WORDS, RETRIEVAL_OPTIONS, Option, near_best, topic_options
+from pipeline.model.labels import MAX_WORDS, RETRIEVAL_OPTIONS, Option, TopicOptions, near_best, topic_options
 
 #: Whether a topic may take a label a larger topic holds (see the module's docstring).
 REPAIR = True
@@ -56,11 +56,11 @@ def label_for(
     background: Background | None = None,
     total: int = 0,
     retrieves: Callable[[str], bool] | None = None,
-    options: list[Option] | None = None,
+    options: TopicOptions | None = None,
 ) -> str:
     """One topic's label, avoiding labels in ``taken`` and labels whose words contain theirs or are
     contained in them; one with a term that names a setting only where the label chosen without
-    such terms would be marked weak (``Option.subjects``, ``Option.plain``, ``Option.weak``).
+    such terms would be marked weak (:meth:`TopicOptions.plain`, ``Option.weak``).
 
     Args:
         terms: the topic's representations and papers.
@@ -76,11 +76,11 @@ def label_for(
     taken = list(taken)
     if options is None:
         options = topic_options(terms, text=text, background=background, total=total)
-    options = [o for o in options if _free(o.label, taken)]
-    subject = _best([o for o in options if o.subjects], retrieves)
+    subject = _best([o for o in options if _free(o.label, taken)], retrieves)
     if subject is not None and not subject.weak:
         return subject.label
-    best = _best([o for o in options if o.plain], retrieves)  # a setting's term where without one it is weak
+    plain = options.plain() if isinstance(options, TopicOptions) else options  # a setting's term too
+    best = _best([o for o in plain if _free(o.label, taken)], retrieves)
     if best is not None:
         return best.label
     base = fallback_label(terms, text, MAX_WORDS)
@@ -102,6 +102,11 @@ def _best(options: list[Option], retrieves: Callable[[str], bool] | None) -> Opt
         if hit is not None:
             return hit
     return options[0] if options else None
+
+
+def _near(options: list[Option]) -> list[Option]:
+    """The options of one topic that may be taken for retrieving it: near its best, a few at most."""
+    return near_best(options)[:RETRIEVAL_OPTIONS]
 
 
 def make_labels(topics: dict[int, TopicTerms], order: list[int] | None = None, **kwargs) -> dict[int, str]:
@@ -140,13 +145,18 @@ def label_topics(
     if embed is not None and centroids is not None and len(ids) > 1:
         # only the options a topic may take for retrieving it: near its best, a few at most (each is
         # embedded; at hundreds of topics all of them would cost minutes)
-        flat = sorted({o.label for opts in options.values() for o in near_best(opts)[:RETRIEVAL_OPTIONS]})
         nearest: dict[str, int] = {}
-        if flat:
-            vectors = np.asarray(embed(flat), dtype=np.float64)
-            sims = vectors @ np.asarray(centroids, dtype=np.float64).T
-            nearest = {o: ids[int(j)] for o, j in zip(flat, np.argmax(sims, axis=1), strict=True)}
+
+        def add(labels) -> None:  # embeds those of ``labels`` not yet embedded, in one batch
+            new = sorted(set(labels) - set(nearest))
+            if new:
+                sims = np.asarray(embed(new), dtype=np.float64) @ np.asarray(centroids, dtype=np.float64).T
+                nearest.update({o: ids[int(j)] for o, j in zip(new, np.argmax(sims, axis=1), strict=True)})
+
+        add(o.label for opts in options.values() for o in _near(opts))
         for t in ids:
+            # the options a setting's terms give, when a topic needs them
+            options[t].when_plain(lambda opts: add(o.label for o in _near(opts)))
             retrieves[t] = lambda label, t=t: nearest.get(label) == t
 
     def pick(topic: int, taken: Sequence[str]) -> str:
@@ -173,7 +183,7 @@ def repair(
     order: list[int],
     chosen: dict[int, str],
     pick: Callable[[int, Sequence[str]], str],
-    options: dict[int, list[Option]],
+    options: dict[int, TopicOptions] | dict[int, list[Option]],
     sizes: dict[int, float],
 ) -> dict[int, str]:
     """Labels chosen in ``order``, exchanged where that raises their size-weighted rank.
@@ -192,12 +202,19 @@ def repair(
         options: topic id -> its options, best first.
         sizes: topic id -> its papers.
     """
-    # only options measured on the topic's papers: without them ranks are an order, not a score
-    rank = {t: {o.label: o.rank for o in opts if o.coverage == o.coverage} for t, opts in options.items()}
+
+    def rank(topic: int, label: str) -> float | None:
+        # only options measured on the topic's papers (without them ranks are an order, not a
+        # score), those a setting's terms give included once made (``TopicOptions.known``)
+        opts = options[topic]
+        known = opts.known() if isinstance(opts, TopicOptions) else opts
+        ranks = [o.rank for o in known if o.label == label and o.coverage == o.coverage]
+        return max(ranks) if ranks else None
 
     def value(topic: int, label: str) -> float:
         # a label that is none of the topic's options (a fallback) is worth less than any option
-        return sizes[topic] * rank[topic][label] if label in rank[topic] else -math.inf
+        r = rank(topic, label)
+        return sizes[topic] * r if r is not None else -math.inf
 
     chosen = dict(chosen)
     alone = {t: pick(t, []) for t in order}
@@ -205,7 +222,7 @@ def repair(
         changed = False
         for topic in order:
             want = alone[topic]
-            if want == chosen[topic] or want not in rank[topic]:
+            if want == chosen[topic] or rank(topic, want) is None:
                 continue
             blockers = [b for b in order if b != topic and _clash(want, chosen[b])]
             trial = dict(chosen)
@@ -214,7 +231,7 @@ def repair(
                 del trial[b]
             for b in blockers:
                 trial[b] = pick(b, [trial[c] for c in order if c != b and c in trial])
-            if any(trial[b] not in rank[b] for b in blockers):
+            if any(rank(b, trial[b]) is None for b in blockers):
                 continue  # a blocker left without an option of its own
             involved = [topic, *blockers]
             gain = sum(value(t, trial[t]) - value(t, chosen[t]) for t in involved)

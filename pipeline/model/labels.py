@@ -41,10 +41,9 @@ marks it weak wherever the label appears.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pipeline.model.label_background import Background
@@ -142,11 +141,6 @@ class Option:
     label: str
     coverage: float
     rank: float
-    #: among the options made of subjects only (no term that names a setting, :func:`names_setting`)
-    #: and among those made of every candidate: the choice takes the best of the first unless it is
-    #: weak, then the best of the second (``pipeline.model.label_choice.label_for``)
-    subjects: bool = True
-    plain: bool = True
     #: the lower bound of its coverage is under :data:`WEAK_SUPPORT` (as :func:`label_support` reads it)
     weak: bool = False
 
@@ -370,12 +364,14 @@ def _three_part_options(
 
 def topic_options(
     terms: TopicTerms, *, text: PhraseStats | None = None, background: Background | None = None, total: int = 0
-) -> list[Option]:
+) -> TopicOptions:
     """All labels worth trying for one topic, best first (:func:`_label_options`); terms of one
-    paper only when nothing two papers share is left (a handful of unrelated papers)."""
+    paper only when nothing two papers share is left (a handful of unrelated papers). Where the
+    corpus's titles are known, those with a term that names a setting are apart
+    (:meth:`TopicOptions.plain`)."""
     text = text if text is not None else (PhraseStats(terms.text) if terms.text else None)
     if text is None or not text.n_docs:
-        return [Option(t, math.nan, -i) for i, t in enumerate(unread_options(candidate_terms(terms)))]
+        return TopicOptions([Option(t, math.nan, -i) for i, t in enumerate(unread_options(candidate_terms(terms)))])
     share = (terms.size or text.n_docs) / max(total, 1) if total else 0.0
     scorer = _Scorer(background, share, total)
     # a topic of a large share p of the corpus cannot reach a lift of 1/p: half-way to it suffices
@@ -383,30 +379,57 @@ def topic_options(
     for min_papers in (2, 1):
         parts = _parts(terms, text, scorer, min_lift, min_papers)
         subjects = [p for p in parts if not p.setting]
-        options = _ranked(subjects, terms, text, scorer, min_lift, min_papers)
-        if len(subjects) < len(parts):
-            # and the options as made of every candidate, a setting's terms too: the choice takes
-            # one of them only where the label it would choose without them is weak
-            options = _merged(options, _ranked(parts, terms, text, scorer, min_lift, min_papers))
-        if options:
-            for o in options:
-                o.weak = wilson_lower(round(o.coverage * text.n_docs), text.n_docs) < WEAK_SUPPORT
-            return options
-    return []
+        options = _weighed(_ranked(subjects, terms, text, scorer, min_lift, min_papers), text.n_docs)
+        if len(subjects) == len(parts):
+            plain = None  # no candidate names a setting: the options are the same
+        else:
+            # the options as made of every candidate, a setting's terms too, on demand: the choice
+            # takes one of them only where the label it would choose without them is weak
+            def plain(parts=parts, min_papers=min_papers):
+                return _weighed(_ranked(parts, terms, text, scorer, min_lift, min_papers), text.n_docs)
+
+        result = TopicOptions(options, plain)
+        if options or result.plain():
+            return result
+    return TopicOptions([])
 
 
-def _merged(subjects: list[Option], plain: list[Option]) -> list[Option]:
-    """Both lists of options as one, best first, each marked by the lists it is in (a label in both
-    keeps the better of its two ranks)."""
-    merged: dict[str, Option] = {}
-    for o in subjects:
-        merged[o.label] = dataclasses.replace(o, subjects=True, plain=False)
-    for o in plain:
-        same = merged.get(o.label)
-        merged[o.label] = dataclasses.replace(o, subjects=same is not None, plain=True)
-        if same is not None and same.rank > o.rank:
-            merged[o.label].rank = same.rank
-    return sorted(merged.values(), key=lambda o: (-o.rank, o.label))
+class TopicOptions(list):
+    """A topic's options, best first: those made without any term that names a setting
+    (:func:`names_setting`), and on demand (:meth:`plain`) those made of every candidate, as
+    before titles were read."""
+
+    def __init__(self, options: list[Option], plain: Callable[[], list[Option]] | None = None):
+        super().__init__(options)
+        self._plain = plain
+        self._plain_options: list[Option] | None = None
+        self._on_plain: list[Callable[[list[Option]], None]] = []
+
+    def plain(self) -> list[Option]:
+        """The options made of every candidate (computed once; the same as these where no candidate
+        names a setting)."""
+        if self._plain is None:
+            return list(self)
+        if self._plain_options is None:
+            self._plain_options = self._plain()
+            for call in self._on_plain:
+                call(self._plain_options)
+        return self._plain_options
+
+    def when_plain(self, call: Callable[[list[Option]], None]) -> None:
+        """Call ``call`` with the options of :meth:`plain` when they are first made."""
+        self._on_plain.append(call)
+
+    def known(self) -> list[Option]:
+        """These options and those of :meth:`plain` where already made."""
+        return [*self, *(self._plain_options or [])]
+
+
+def _weighed(options: list[Option], n: int) -> list[Option]:
+    """``options`` with :attr:`Option.weak` set from their coverage of the ``n`` papers read."""
+    for o in options:
+        o.weak = wilson_lower(round(o.coverage * n), n) < WEAK_SUPPORT
+    return options
 
 
 def _ranked(parts, terms, text, scorer, min_lift, min_papers) -> list[Option]:
