@@ -42,9 +42,13 @@ class Background:
         self.n = len(rows)
         self._postings = {s: np.asarray(v, dtype=np.int32) for s, v in postings.items()}
         self._titles = {s: np.asarray(v, dtype=np.int32) for s, v in in_titles.items()}
-        self._titled = np.asarray(titled, dtype=np.int32) if titles is not None else None
+        self._titled = None  # bool (n,): the sampled papers with a title of their own
+        if titles is not None:
+            self._titled = np.zeros(self.n, dtype=bool)
+            self._titled[titled] = True
         self._cache: dict[frozenset[str], object] = {}
         self._title_cache: dict[frozenset[str], object] = {}
+        self._shares: dict[frozenset[str], float] = {}
 
     @property
     def has_titles(self) -> bool:
@@ -79,9 +83,12 @@ class Background:
 
         if self._titled is None:
             return None
-        using = np.intersect1d(self.rows(words), self._titled, assume_unique=True)
-        in_title = np.intersect1d(using, self._all(self._titles, words, self._title_cache), assume_unique=True)
-        return (len(in_title) + 1) / (len(using) + 2)
+        if words not in self._shares:
+            rows = self.rows(words)
+            using = rows[self._titled[rows]]
+            in_title = np.intersect1d(using, self._all(self._titles, words, self._title_cache), assume_unique=True)
+            self._shares[words] = (len(in_title) + 1) / (len(using) + 2)
+        return self._shares[words]
 
 
 def own_titles(papers) -> list[str | None]:
