@@ -417,8 +417,11 @@ class TopicOptions(list):
         return self._plain_options
 
     def when_plain(self, call: Callable[[list[Option]], None]) -> None:
-        """Call ``call`` with the options of :meth:`plain` when they are first made."""
-        self._on_plain.append(call)
+        """Call ``call`` with the options of :meth:`plain` when they are made (at once if they are)."""
+        if self._plain_options is not None:
+            call(self._plain_options)
+        else:
+            self._on_plain.append(call)
 
     def known(self) -> list[Option]:
         """These options and those of :meth:`plain` where already made."""
