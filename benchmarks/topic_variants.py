@@ -65,7 +65,9 @@ seventeenth session are today's rule, measured before it was the default, and ro
 ``corekeep`` two alternatives removed again, described in EVALUATION.md), ``titleX`` (a term that
 fewer than X of the corpus's papers using it put in their title is no label unless the label
 chosen without such terms would be weak, ``pipeline.model.labels.MIN_TITLE_SHARE``, 0.10 since
-REPRESENT_VERSION 16; ``title0`` labels as before); join them with ``+``. Label rows carry ``kw``
+REPRESENT_VERSION 16; ``title0`` labels as before), ``twX`` (an option that is not weak ranks X times
+the share of the topic's papers whose title uses it higher, ``pipeline.model.labels.TITLE_WEIGHT``,
+0.1 since REPRESENT_VERSION 17; ``tw0`` labels as before); join them with ``+``. Label rows carry ``kw``
 where the papers have their authors' keywords (:func:`keyword_agreement`).
 ``--no-samples`` leaves the 90% samples out (for a variant of the labels only: its clustering is the same). In the results file, ``v5``
 rows are the defaults before the subsampled runs (20 runs, every paper), ``v6`` rows today's
@@ -123,7 +125,8 @@ from pipeline.model import (  # noqa: E402
 )
 from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.label_background import own_titles  # noqa: E402
-from pipeline.model.label_evidence import doc_stems, label_parts  # noqa: E402
+from pipeline.model.label_candidates import doc_stems  # noqa: E402
+from pipeline.model.label_evidence import label_parts  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
 from pipeline.model.topic_parts import broad_topics, topic_spread  # noqa: E402
@@ -249,6 +252,7 @@ NUMBERED = {
     "wardbelow": (cluster_params, "AUTO_GRAPH_MIN", int),
     "heads": (label_candidates, "MIN_HEAD_USES", int),
     "title": (labels_module, "MIN_TITLE_SHARE", float),
+    "tw": (labels_module, "TITLE_WEIGHT", float),
 }
 FLAGS = {
     "cap": (cluster_consensus, "CAP_LARGE", True),

@@ -730,3 +730,54 @@ def test_a_word_the_papers_seldom_put_in_their_titles_names_no_topic():
     assert own_titles(papers) == ["Pruning", None, None]
     with pytest.raises(ValueError, match="2 titles for 3 papers"):
         Background(["a", "b", "c"], titles=["a", "b"])
+
+
+def _online_learning_topic(n_games: int, n_bandits: int) -> tuple[list[str], list[str], list[str], list[str]]:
+    """60 papers of online learning: the first ``n_games`` write "games" in their abstracts only,
+    the first ``n_bandits`` "bandits" in title and abstract; beside them 6 papers titled for games
+    (so "games" is a subject of the corpus, not a setting) and 120 on voting and auctions."""
+    titles = [f"Regret bounds for bandits {i}" if i < n_bandits else f"A note, part {i}" for i in range(60)]
+    docs = [
+        f"{t}. We prove results"
+        + (" about games" if i < n_games else "")
+        + (" for bandits" if i < n_bandits else "")
+        + "."
+        for i, t in enumerate(titles)
+    ]
+    others = [f"Games with many players {i}" for i in range(6)] + [
+        f"{subject} {i}" for subject in ("Voting rules for elections", "Auctions and prices") for i in range(60)
+    ]
+    return titles, docs, others, [f"{t}. We study them." for t in others]
+
+
+def test_of_two_labels_the_abstracts_support_alike_the_one_the_titles_name_wins(monkeypatch):
+    # As "regret and games" became "regret and bandits" on NeurIPS 2022 and 2023: 44 of 60 papers
+    # mention games in their abstracts, 40 are about bandits and say so in their titles.
+    from pipeline.model import labels
+    from pipeline.model.label_background import Background
+    from pipeline.model.label_candidates import TopicTerms, topic_text
+    from pipeline.model.label_choice import make_labels
+
+    def label(n_games, n_bandits, *, topic_titles=True):
+        titles, docs, others, other_docs = _online_learning_topic(n_games, n_bandits)
+        terms = TopicTerms(
+            [("games", 1.0), ("bandits", 1.0)],
+            [],
+            [],
+            topic_text(docs),
+            len(docs),
+            titles=tuple(titles) if topic_titles else None,
+        )
+        background = Background(docs + other_docs, titles=titles + others)
+        assert not labels.names_setting(background, frozenset({"game"}))  # the old title rule says nothing here
+        return make_labels({0: terms}, background=background, total=len(docs) + len(other_docs))[0]
+
+    assert label(44, 40) == "bandits"
+    # the topic's titles unknown, or not counted: the abstracts' word, which covers 4 more papers
+    assert label(44, 40, topic_titles=False) == "games"
+    monkeypatch.setattr(labels, "TITLE_WEIGHT", 0.0)
+    assert label(44, 40) == "games"
+    monkeypatch.undo()
+    # a label fewer than half of the papers use (28 of 60) gains nothing from the titles: 30 papers
+    # mention games (also weak), and the titles do not decide between two weak labels
+    assert label(30, 28) == "games"

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from pipeline.model.label_evidence import contains, doc_stems, label_parts
+from pipeline.model.label_candidates import doc_stems
+from pipeline.model.label_evidence import contains, label_parts
 from pipeline.model.vocab import make_vectorizer
 
 #: Added to joint probabilities so that pairs that never co-occur get a finite NPMI (close to -1).

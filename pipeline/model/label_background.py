@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pipeline.model.label_evidence import doc_stems
+from pipeline.model.label_candidates import doc_stems
 
 #: Papers of the corpus read for the background rates (evenly spread).
 BACKGROUND_SAMPLE = 20_000

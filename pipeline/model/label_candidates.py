@@ -102,6 +102,8 @@ class TopicTerms:
         mmr: terms re-ranked by maximal marginal relevance.
         text: the topic's papers prepared by :func:`topic_text` ("" skips the phrase checks).
         size: the topic's number of papers (0: unknown), for the lift a topic of its size can reach.
+        titles: the own titles of the papers in ``text``, in its order (None where a paper has no
+            title of its own), or None where the titles are not known.
     """
 
     ctfidf: list[tuple[str, float]]
@@ -109,6 +111,13 @@ class TopicTerms:
     mmr: list[str] = field(default_factory=list)
     text: str = ""
     size: int = 0
+    titles: tuple[str | None, ...] | None = None
+
+    @functools.cached_property
+    def title_stems(self) -> list[frozenset[str]] | None:
+        """The words of each paper's own title in ``text`` (:attr:`titles`, in the same order; an
+        empty set where a paper has none), or None where the titles are not known."""
+        return None if self.titles is None else [doc_stems(t) if t else frozenset() for t in self.titles]
 
 
 def topic_text(docs: Sequence[str]) -> str:
@@ -289,6 +298,11 @@ def adverb_bases(term: str) -> list[str]:
     return [word[:-2], *([word[:-3] + "y"] if word.endswith("ily") else [])]
 
 
+def doc_stems(doc: str) -> frozenset[str]:
+    """The words of one paper's text as stems (hyphenated words also by part)."""
+    return frozenset().union(*map(word_stems, set(re.findall(WORD_PATTERN, doc.lower()))))
+
+
 class PhraseStats:
     """Phrase statistics over a :func:`topic_text` (plain substring search: fast on large topics)."""
 
@@ -305,7 +319,7 @@ class PhraseStats:
     def doc_stems(self) -> list[frozenset[str]]:
         """Each paper's words as stems (hyphenated words also by part), for the support check."""
         if not hasattr(self, "_doc_stems"):
-            self._doc_stems = [frozenset().union(*map(word_stems, set(re.findall(WORD_PATTERN, d)))) for d in self.docs]
+            self._doc_stems = [doc_stems(d) for d in self.docs]
         return self._doc_stems
 
     def doc_share(self, term: str) -> float:

@@ -20,7 +20,6 @@ from pipeline.model.label_candidates import (
     is_generic,
     same_word,
     stems_of,
-    word_stems,
 )
 
 #: Below this support (:func:`label_support`: the share of the topic's papers using the label's
@@ -101,11 +100,6 @@ def _label_parts(label: str) -> tuple[frozenset[str], ...]:
         if part_stems:
             parts.append(frozenset(part_stems))
     return parts
-
-
-def doc_stems(doc: str) -> frozenset[str]:
-    """The words of one paper's text as stems (hyphenated words also by part)."""
-    return frozenset().union(*map(word_stems, set(re.findall(WORD_PATTERN, doc.lower()))))
 
 
 def label_support(label: str, terms: TopicTerms, *, text: PhraseStats | None = None) -> LabelSupport:

@@ -28,7 +28,9 @@ label must also retrieve its own topic: embedded, it is closer to its topic's ce
 A paper's title names its subject; its abstract also names its setting: the data set it reports
 on, the tool it uses, a piece of its method. A term the corpus's papers write in their abstracts
 but seldom in their titles ("imagenet", "server", "observational data": :func:`names_setting`)
-names no topic, unless the label chosen without such terms would be marked weak.
+names no topic, unless the label chosen without such terms would be marked weak. Of two labels the
+abstracts support alike, the one more of the topic's papers name in their titles ranks higher
+(:data:`TITLE_WEIGHT`).
 
 Words every paper of a field writes ("neural networks", "learning", "data") are no label on their
 own, except a phrase of them where no other label is used by half of the topic's papers: a topic
@@ -43,7 +45,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.model.label_background import Background
@@ -53,6 +55,7 @@ from pipeline.model.label_candidates import (
     TopicTerms,
     candidate_terms,
     is_abbreviation,
+    is_generic,
     is_spread,
     same_word,
     stems_of,
@@ -68,6 +71,7 @@ from pipeline.model.label_evidence import (
     wilson_lower,
 )
 from pipeline.model.label_fallback import unread_options
+from pipeline.model.label_options import Option, TopicOptions
 
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
 MIN_PART_PAPERS = 3
@@ -100,6 +104,14 @@ RETRIEVAL_OPTIONS = 12
 #: known), a term is no label and no part of one, unless the label chosen without such terms would
 #: be marked weak (EVALUATION.md, "Labels from what the papers' titles name").
 MIN_TITLE_SHARE = 0.10
+#: An option that most of its topic's papers use ranks higher by this much times the share of the
+#: topic's papers whose own title uses it (where titles are known): a paper's title names its
+#: subject, so of two labels the abstracts support alike, the one the titles name is what the
+#: papers would recognise ("regret and bandits", not "regret and games"; "distillation and
+#: continual learning", not "distillation and forgetting"). A weak option gains nothing: titles do
+#: not make a label that fewer than half of the papers use better (EVALUATION.md, "Labels the
+#: papers' titles name").
+TITLE_WEIGHT = 0.1
 #: Most words a label may have ("and" included).
 MAX_WORDS = 5
 #: A label of three parts is tried only when the best-ranked label of one or two parts would be
@@ -107,12 +119,7 @@ MAX_WORDS = 5
 #: rounding and without its rule for a part few papers use) under this...
 THREE_PARTS_BELOW = WEAK_SUPPORT
 #: ... (until ``REPRESENT_VERSION`` 14, only when no option of one or two parts had a coverage of
-#: this, however it ranked: an option half of the papers use that ranks below a weak one, for lack
-#: of precision, or whose coverage is just over half of a few dozen papers, kept the topic's label
-#: weak: a topic of ICLR 2019 on speech, music and audio (23 papers) was "music and
-#: text-to-speech", 52% of its papers and weak, and is "music, text-to-speech and audio
-#: synthesis", 70%; on twenty corpora, three seeds each, the weak labels fell from 202 to 87 of
-#: 975, EVALUATION.md, "Three parts where the best label is weak")...
+#: this, however it ranked: EVALUATION.md, "Three parts where the best label is weak")...
 THREE_PARTS_BY_BEST = True
 #: ... and then built on this many of the best two-part labels, with at most this many words
 #: ("and" included).
@@ -131,18 +138,7 @@ class _Part:
     lift: float  # coverage / the corpus's share (inf without a background)
     corpus_rows: object  # the background's rows using it (None without a background)
     setting: bool = False  # the corpus's papers seldom put it in their titles (:func:`names_setting`)
-
-
-@dataclass
-class Option:
-    """A label one topic may take: the share of its papers read that use it (NaN when none were
-    read) and its rank among the topic's options (higher is better; :class:`_Scorer`)."""
-
-    label: str
-    coverage: float
-    rank: float
-    #: the lower bound of its coverage is under :data:`WEAK_SUPPORT` (as :func:`label_support` reads it)
-    weak: bool = False
+    in_title: object = None  # bool array over the topic's papers read: their title uses it (None: unknown)
 
 
 class _Scorer:
@@ -195,6 +191,7 @@ def _parts(
     import numpy as np
 
     cands = candidate_terms(terms, depth=40, min_papers=min_papers, text=text, generic_phrases=generic_phrases)
+    title_stems = terms.title_stems if terms.titles is not None and len(terms.titles) == text.n_docs else None
     phrases = [t for t, _ in cands if " " in t]
     # one candidate per set of words, with the best score of its forms: a word in the plural when
     # the papers use it ("graphs", "equations": a label names a kind of work), a phrase as written
@@ -224,6 +221,8 @@ def _parts(
         words = frozenset().union(*label_parts(term))
         if not words or (scorer.small and is_spread(term)):
             continue
+        if is_generic(term) and not (generic_phrases and " " in term):
+            continue  # "time", the number its papers write of "times": as generic as candidate_terms finds it
         used = np.fromiter((words <= d for d in text.doc_stems), dtype=bool, count=text.n_docs)
         coverage = float(used.mean()) if text.n_docs else 0.0
         lift, rows = math.inf, None
@@ -235,7 +234,8 @@ def _parts(
                 continue
         # "imagenet", "server": what the papers use or where, not what they are about
         setting = names_setting(scorer.background, words)
-        out.append(_Part(term, score, used, coverage, lift, rows, setting))
+        in_title = None if title_stems is None else np.fromiter((words <= d for d in title_stems), dtype=bool)
+        out.append(_Part(term, score, used, coverage, lift, rows, setting, in_title))
     return out
 
 
@@ -249,6 +249,17 @@ def names_setting(background: Background | None, words: frozenset[str]) -> bool:
 def _bonus(term: str) -> float:
     """A phrase's advantage in the ranking: it says more than a word."""
     return PHRASE_BONUS * min(len(term.split()) - 1, 2)
+
+
+def _title_bonus(parts: Sequence[_Part], coverage: float) -> float:
+    """An option's gain from the titles (:data:`TITLE_WEIGHT`): none where titles are unknown or the
+    option, used by ``coverage`` of the topic's papers read, would be weak."""
+    import numpy as np
+
+    n = len(parts[0].used)
+    if any(p.in_title is None for p in parts) or not n or wilson_lower(round(coverage * n), n) < WEAK_SUPPORT:
+        return 0.0
+    return TITLE_WEIGHT * float(np.logical_or.reduce([p.in_title for p in parts]).mean())
 
 
 def _joins(other: _Part, taken: Sequence[_Part], used, max_words: int) -> bool:
@@ -294,9 +305,10 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[Option]:
     options: dict[str, Option] = {}
     singles = []
     for p in parts:
+        titled = _title_bonus([p], p.coverage)
         rank = scorer.rank(p.coverage, scorer.precision(p.coverage, p.corpus_rows)) + _bonus(p.term) + relevance(p)
-        singles.append((rank, p))
-        options[p.term] = Option(p.term, p.coverage, rank)
+        singles.append((rank + titled, p))
+        options[p.term] = Option(p.term, p.coverage, rank + titled, titled=titled)
     singles.sort(key=lambda rp: (-rp[0], rp[1].term))
     pairs: list[tuple[float, _Part, _Part, _Part]] = []  # the best second part of each first part
     for _, first in singles[:8]:
@@ -309,15 +321,17 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[Option]:
             coverage = float((first.used | other.used).mean())
             a, b = (first, other) if first.coverage >= other.coverage else (other, first)
             rank = scorer.rank(coverage, scorer.precision(coverage, _union_rows([first, other]))) - PART_COST
-            rank += max(_bonus(a.term), _bonus(b.term)) + relevance(first)
+            titled = _title_bonus([a, b], coverage)
+            rank += max(_bonus(a.term), _bonus(b.term)) + relevance(first) + titled
             if best is None or rank > best.rank:
-                best = Option(f"{a.term} and {b.term}", coverage, rank)
+                best = Option(f"{a.term} and {b.term}", coverage, rank, titled=titled)
                 pair = (rank, a, b, first)
         if best is not None and (best.label not in options or options[best.label].rank < best.rank):
             options[best.label] = best
             pairs.append(pair)
     if THREE_PARTS_BY_BEST:  # where the lower bound of the best-ranked option's coverage is under 0.5
-        leader = min(options.values(), key=lambda o: (-o.rank, o.label))
+        # ranked as without titles: a label the titles favour still leaves a weak topic its three parts
+        leader = min(options.values(), key=lambda o: (-(o.rank - o.titled), o.label))
         n = len(parts[0].used)
         tried = n > 0 and wilson_lower(round(leader.coverage * n), n) < THREE_PARTS_BELOW
     else:
@@ -354,9 +368,12 @@ def _three_part_options(
             coverage = float(used.mean())
             rank = scorer.rank(coverage, scorer.precision(coverage, _union_rows([a, b, other]))) - 2 * PART_COST
             rank += max(_bonus(t.term) for t in (a, b, other)) + RELEVANCE_WEIGHT * first.score / top
-            if best is None or rank > best.rank:
+            titled = _title_bonus([a, b, other], coverage)
+            if best is None or rank + titled > best.rank:
                 named = sorted((a, b, other), key=lambda q: (-q.coverage, q.term))
-                best = Option(f"{named[0].term}, {named[1].term} and {named[2].term}", coverage, rank)
+                best = Option(
+                    f"{named[0].term}, {named[1].term} and {named[2].term}", coverage, rank + titled, titled=titled
+                )
         if best is not None:
             out.append(best)
     return out
@@ -392,40 +409,6 @@ def topic_options(
         if options or result.plain():
             return result
     return TopicOptions([])
-
-
-class TopicOptions(list):
-    """A topic's options, best first: those made without any term that names a setting
-    (:func:`names_setting`), and on demand (:meth:`plain`) those made of every candidate, as
-    before titles were read."""
-
-    def __init__(self, options: list[Option], plain: Callable[[], list[Option]] | None = None):
-        super().__init__(options)
-        self._plain = plain
-        self._plain_options: list[Option] | None = None
-        self._on_plain: list[Callable[[list[Option]], None]] = []
-
-    def plain(self) -> list[Option]:
-        """The options made of every candidate (computed once; the same as these where no candidate
-        names a setting)."""
-        if self._plain is None:
-            return list(self)
-        if self._plain_options is None:
-            self._plain_options = self._plain()
-            for call in self._on_plain:
-                call(self._plain_options)
-        return self._plain_options
-
-    def when_plain(self, call: Callable[[list[Option]], None]) -> None:
-        """Call ``call`` with the options of :meth:`plain` when they are made (at once if they are)."""
-        if self._plain_options is not None:
-            call(self._plain_options)
-        else:
-            self._on_plain.append(call)
-
-    def known(self) -> list[Option]:
-        """These options and those of :meth:`plain` where already made."""
-        return [*self, *(self._plain_options or [])]
 
 
 def _weighed(options: list[Option], n: int) -> list[Option]:
