@@ -125,8 +125,6 @@ from pipeline.model import (  # noqa: E402
 )
 from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.label_background import own_titles  # noqa: E402
-from pipeline.model.label_candidates import doc_stems  # noqa: E402
-from pipeline.model.label_evidence import label_parts  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
 from pipeline.model.represent import topic_labels  # noqa: E402
 from pipeline.model.topic_parts import broad_topics, topic_spread  # noqa: E402
@@ -328,19 +326,14 @@ def label_row(docs, embeddings, labels, dt, embed, extra: dict | None = None) ->
 
 
 def keyword_agreement(names: dict[int, str], labels: np.ndarray, keywords) -> dict:
-    """Where papers carry their authors' keywords: the share of a topic's papers with keywords
-    whose keywords use all the words of one of its label's parts (plurals folded), over all topics
-    (``kw``; ``kw_papers``: the papers with keywords). Empty without keywords."""
+    """``kw``: ``pipeline.evaluation.evaluate.keyword_agreement`` where papers carry their authors'
+    keywords, and ``kw_papers``, the papers with keywords. Empty without keywords."""
     if not keywords or not any(keywords):
         return {}
-    stems = [doc_stems(k) if k else None for k in keywords]
-    hits = total = 0
-    for topic, name in names.items():
-        parts = label_parts(name)
-        rows = [i for i in np.flatnonzero(labels == topic) if stems[i] is not None]
-        hits += sum(any(p <= stems[i] for p in parts) for i in rows)
-        total += len(rows)
-    return {"kw": hits / total if total else float("nan"), "kw_papers": total}
+    return {
+        "kw": ev.keyword_agreement(names, labels, keywords),
+        "kw_papers": sum(isinstance(k, str) and bool(k.strip()) for k in keywords),
+    }
 
 
 def centred(embeddings: np.ndarray, share: float = 1.0) -> np.ndarray:

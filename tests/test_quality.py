@@ -77,6 +77,53 @@ def test_evaluate_without_labels_reports_only_label_free_measures():
     assert "NMI" not in result.markdown() and "stability" in result.markdown()
 
 
+def test_evaluate_reports_how_far_the_labels_agree_with_the_authors_keywords():
+    from pipeline.embed.encoders import HashingEncoder
+    from pipeline.evaluation.evaluate import keyword_agreement
+
+    # two topics; a paper without keywords (None, "") counts for neither side
+    topics = np.array([0, 0, 0, 0, 0, 1, 1, -1])
+    keywords = ["Protein Folds; Biology", "protein folding", "proteins; folds", None, "Chemistry", "Chess", "", "x"]
+    labels = {0: "protein folds and amino acids", 1: "chess engines"}
+    # topic 0: 2 of its 4 papers with keywords hold a part ("proteins; folds" too, plurals folded;
+    # not "protein folding", whose words are "protein" and "folding"); topic 1: 0 of 1 ("chess
+    # engines" needs both words)
+    assert keyword_agreement(labels, topics, keywords) == pytest.approx(2 / 5)
+    assert math.isnan(keyword_agreement(labels, topics, [None] * 8))
+
+    docs, x, truth = _blobs()
+    config = dataclasses.replace(BuildConfig(), cluster=ClusterParams(n_topics=3))
+    # the authors' keywords are their area's terms: the labels name them; shifted to another
+    # area's terms, they name none
+    area_words = [
+        f"{a}; {b}; {c}"
+        for a, b, c in (
+            ("protein folding", "amino acids", "residue contacts"),
+            ("galaxy clusters", "dark matter", "redshift"),
+            ("chess engines", "opening books", "endgame tables"),
+        )
+    ]
+    embed = HashingEncoder(dim=x.shape[1]).encode  # the labels' retrieval needs vectors of the corpus's size
+    agreement = {}
+    for shift in (0, 1):
+        result = evaluate(
+            docs,
+            x,
+            truth,
+            config,
+            seeds=(0,),
+            methods=("pipeline",),
+            embed=embed,
+            keywords=[area_words[(int(a[-1]) + shift) % 3] if i % 2 else None for i, a in enumerate(truth)],
+        )
+        agreement[shift] = result.result("pipeline").scores["label_keywords"]
+        assert "labels in the authors' keywords" in result.markdown()
+    assert agreement == {0: 1.0, 1: 0.0}
+    without = evaluate(docs, x, truth, config, seeds=(0,), methods=("pipeline",), embed=embed)
+    assert "label_keywords" not in without.result("pipeline").scores
+    assert "authors' keywords" not in without.markdown()
+
+
 def test_evaluate_rejects_unknown_methods_and_mismatched_rows():
     docs, x, labels = _blobs()
     with pytest.raises(ValueError):

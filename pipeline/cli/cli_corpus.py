@@ -161,6 +161,7 @@ def cmd_evaluate(args) -> int:
         progress=lambda line: print(line, flush=True),
         embed=lambda texts: embed_texts(texts, config.embed, cache).vectors,  # labels, for their retrieval
         titles=own_titles(papers),
+        keywords=papers["keywords"].tolist() if "keywords" in papers and papers["keywords"].notna().any() else None,
     )
     if dropped:
         result.notes.insert(0, f"{dropped:,} papers without a label left out")

@@ -425,3 +425,25 @@ def label_scores(
         nearest = np.argmax(np.asarray(label_vectors) @ np.asarray(centroids).T, axis=1)
         retrieval = float(np.mean(nearest == np.arange(len(ids))))
     return LabelScores(coverage, float(weighted), low_large, contained, retrieval)
+
+
+def keyword_agreement(labels: Mapping[int, str], topics: np.ndarray, keywords: Sequence[str | None]) -> float:
+    """Where papers carry their authors' keywords: the share of the topics' papers with keywords
+    whose keywords use all the words of one part of their topic's label (plurals folded), over all
+    topics: how far a label names what the authors call their papers. NaN where no paper of a
+    topic has keywords.
+
+    Args:
+        labels: topic id -> label.
+        topics: int ``(n,)`` topic per paper (``-1``: none).
+        keywords: ``(n,)`` each paper's keywords as one string (``papers.keywords``), or None.
+    """
+    topics = np.asarray(topics)
+    stems = [doc_stems(k) if isinstance(k, str) and k.strip() else None for k in keywords]
+    hits = total = 0
+    for topic, name in labels.items():
+        parts = label_parts(name)
+        rows = [i for i in np.flatnonzero(topics == topic) if stems[i] is not None]
+        hits += sum(any(p <= stems[i] for p in parts) for i in rows)
+        total += len(rows)
+    return hits / total if total else math.nan

@@ -35,6 +35,7 @@ from pipeline.evaluation.baselines import kmeans, lda, vanilla_bertopic_pair
 from pipeline.evaluation.evaluate import (
     ABSENT,
     clustering_scores,
+    keyword_agreement,
     keyword_problem,
     label_scores,
     npmi_coherence,
@@ -70,15 +71,20 @@ class _Shared:
     seconds: float  # what they cost; added to every run's time, as a fresh build pays it
     docs: Sequence[str] = ()
     titles: Sequence[str | None] | None = None  # the papers' own titles, for the labels
+    keywords: Sequence[str | None] | None = None  # the authors' keywords, to score the labels by
 
 
 def _prepare(
-    docs: Sequence[str], embeddings: np.ndarray, config: BuildConfig, titles: Sequence[str | None] | None = None
+    docs: Sequence[str],
+    embeddings: np.ndarray,
+    config: BuildConfig,
+    titles: Sequence[str | None] | None = None,
+    keywords: Sequence[str | None] | None = None,
 ) -> _Shared:
     start = time.perf_counter()
     knn = shared_knn(embeddings, config.umap)
     dt = doc_terms(list(docs), ngram_range=config.represent.ngram_range, min_df=config.represent.min_df)
-    return _Shared(knn, dt, time.perf_counter() - start, list(docs), titles)
+    return _Shared(knn, dt, time.perf_counter() - start, list(docs), titles, keywords)
 
 
 def pipeline_run(
@@ -99,7 +105,9 @@ def pipeline_run(
     seconds = time.perf_counter() - start + shared.seconds
     topic_words = [[w for w, _ in words[t]] for t in sorted(words)]
     scores = (
-        topic_scores(shared.docs, embeddings, clustering.labels, shared.dt, embed, titles=shared.titles)
+        topic_scores(
+            shared.docs, embeddings, clustering.labels, shared.dt, embed, titles=shared.titles, keywords=shared.keywords
+        )
         if embed is not None
         else {}
     )
@@ -114,9 +122,11 @@ def topic_scores(
     embed: Callable[[list[str]], np.ndarray],
     *,
     titles: Sequence[str | None] | None = None,
+    keywords: Sequence[str | None] | None = None,
 ) -> dict[str, float]:
     """The labels of one clustering, made as the build makes them (``titles``: the papers' own
-    titles, as the build passes them), and the topics' sizes, scored.
+    titles, as the build passes them), and the topics' sizes, scored; with the authors'
+    ``keywords`` (one string per paper, None where it has none), also how far the labels agree with them.
 
     Returns:
         ``label_coverage`` (size-weighted share of a topic's papers using its label's words),
@@ -125,7 +135,8 @@ def topic_scores(
         one of which holds all the other's words), ``label_retrieval`` (share of labels whose
         embedding is nearest their own topic's centroid), ``largest_share``, ``loose_large``
         (topics above ``topic_parts.BROAD_SHARE`` of the papers less coherent than the median topic:
-        ``pipeline.model.topic_parts.broad_topics``, as the build marks them).
+        ``pipeline.model.topic_parts.broad_topics``, as the build marks them), ``label_keywords``
+        (:func:`keyword_agreement`, only with ``keywords``).
     """
     ids, vectors = centroids(labels, embeddings)
     chosen = topic_labels(list(docs), labels, dt, vectors, embed, titles=titles)
@@ -144,7 +155,7 @@ def topic_scores(
         "label_retrieval": scored.retrieval,
         "largest_share": max(sizes.values()) / n if sizes else math.nan,
         "loose_large": float(len(broad_topics(spread, sizes, n))),
-    }
+    } | ({"label_keywords": keyword_agreement(names, labels, keywords)} if keywords is not None else {})
 
 
 def _cluster_with_seed(embeddings: np.ndarray, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, seed: int):
@@ -291,6 +302,7 @@ def evaluate(
     progress: Callable[[str], None] | None = None,
     embed: Callable[[list[str]], np.ndarray] | None = None,
     titles: Sequence[str | None] | None = None,
+    keywords: Sequence[str | None] | None = None,
 ) -> Evaluation:
     """Run and score our pipeline and the baselines on the same papers, embeddings and seeds.
 
@@ -308,18 +320,13 @@ def evaluate(
         progress: called with a line of text after each run.
         embed: the corpus's embedder (texts -> normalised vectors): with it, our pipeline's labels
             are made and scored in every run (:func:`topic_scores`).
-        titles: ``(n,)`` the papers' own titles (None where a title was made from the abstract),
-            used by the labels as the build uses them.
+        titles, keywords: ``(n,)`` the papers' own titles (None where a title was made from the
+            abstract), used by the labels as the build uses them, and the authors' keywords (None
+            where a paper has none): with them, how far our labels agree (``label_keywords``).
     """
     say = progress or (lambda _line: None)
-    unknown = set(methods) - set(METHODS)
-    if unknown:
-        raise ValueError(f"unknown methods {sorted(unknown)}; choose from {list(METHODS)}")
-    embeddings = np.asarray(embeddings, dtype=np.float32)
+    embeddings, truth = _inputs(docs, embeddings, labels, methods)
     n = len(docs)
-    if len(embeddings) != n or (labels is not None and len(labels) != n):
-        raise ValueError("docs, embeddings and labels must have one row per paper")
-    truth = None if labels is None else np.asarray([str(x) for x in labels])
     n_labels = 0 if truth is None else len(set(truth.tolist()))
     k = int(k or n_labels or resolve_params(config.cluster, n).n_topics)
     k = max(1, min(k, n))
@@ -332,7 +339,7 @@ def evaluate(
     for seed in seeds:
         if "pipeline" in results:
             if shared is None:
-                shared = _prepare(docs, embeddings, config, titles)
+                shared = _prepare(docs, embeddings, config, titles, keywords)
             _attempt(
                 results["pipeline"], seed, lambda s=seed, sh=shared: pipeline_run(embeddings, config, s, sh, embed), say
             )
@@ -352,12 +359,23 @@ def evaluate(
             r.scores, r.per_seed, r.bad_examples = score_runs(r.runs, truth, reference)
     if "pipeline" in results and len(resampled) > 1:
         results["pipeline"].scores["resampled_stability"] = ev.stability(list(resampled.values()))
-    notes = []
-    if truth is not None:
-        notes.append(f"{n_labels} labels; k-means and LDA use k = {k}")
-    else:
-        notes.append(f"no labels: label-free measures only; k-means and LDA use k = {k} (our target topic count)")
+    notes = [
+        f"{n_labels} labels; k-means and LDA use k = {k}"
+        if truth is not None
+        else f"no labels: label-free measures only; k-means and LDA use k = {k} (our target topic count)"
+    ]
     return Evaluation(corpus, n, n_labels, k, list(seeds), _settings(config), list(results.values()), notes)
+
+
+def _inputs(docs: Sequence[str], embeddings, labels, methods: Sequence[str]) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`evaluate`'s inputs checked: the embeddings as float32 and the labels as strings."""
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"unknown methods {sorted(unknown)}; choose from {list(METHODS)}")
+    embeddings = np.asarray(embeddings, dtype=np.float32)
+    if len(embeddings) != len(docs) or (labels is not None and len(labels) != len(docs)):
+        raise ValueError("docs, embeddings and labels must have one row per paper")
+    return embeddings, None if labels is None else np.asarray([str(x) for x in labels])
 
 
 def _warm_up(embeddings: np.ndarray, config: BuildConfig, methods: Sequence[str]) -> None:

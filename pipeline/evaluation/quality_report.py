@@ -146,6 +146,9 @@ class Evaluation:
                 ("NMI clustered", "nmi_clustered"),
                 ("ARI clustered", "ari_clustered"),
             ]
+        keyworded = any(
+            r.scores.get("label_keywords", math.nan) == r.scores.get("label_keywords") for r in self.results
+        )
         cols += [
             ("label coverage", "label_coverage"),
             ("large topics below 0.5 (weak)", "low_coverage_large"),
@@ -153,6 +156,7 @@ class Evaluation:
             ("labels retrieve their topic", "label_retrieval"),
             ("largest topic", "largest_share"),
             ("large and loose", "loose_large"),
+            *([("labels in the authors' keywords", "label_keywords")] if keyworded else []),
             ("diversity", "diversity"),
             ("NPMI", "npmi"),
             ("bad keywords", "bad_keywords"),
@@ -220,7 +224,9 @@ def report_markdown(result: Evaluation, command: str = "") -> str:
         " a label weak below 0.5); contained labels, pairs where one label holds all the other's words; labels"
         " retrieve their topic, the share of labels whose embedding is nearest their own topic's centroid;"
         " largest topic, its share of the papers; large and loose, topics above 12% of the papers whose papers"
-        " are less alike (mean cosine to their centroid) than the median topic's.",
+        " are less alike (mean cosine to their centroid) than the median topic's; labels in the authors' keywords"
+        " (where papers have keywords), the share of the topics' papers with keywords whose keywords use all words"
+        " of one part of their topic's label.",
     ]
     examples = [f"{r.name}: {', '.join(r.bad_examples)}" for r in result.results if r.bad_examples]
     if examples:
