@@ -146,9 +146,7 @@ class Evaluation:
                 ("NMI clustered", "nmi_clustered"),
                 ("ARI clustered", "ari_clustered"),
             ]
-        keyworded = any(
-            r.scores.get("label_keywords", math.nan) == r.scores.get("label_keywords") for r in self.results
-        )
+        keyworded = any(not math.isnan(r.scores.get("label_keywords", math.nan)) for r in self.results)
         cols += [
             ("label coverage", "label_coverage"),
             ("large topics below 0.5 (weak)", "low_coverage_large"),

@@ -251,13 +251,19 @@ def _bonus(term: str) -> float:
     return PHRASE_BONUS * min(len(term.split()) - 1, 2)
 
 
+def _below(coverage: float, n: int, cut: float = WEAK_SUPPORT) -> bool:
+    """Whether a coverage of the ``n`` papers read has a lower bound (Wilson, as :func:`label_support`
+    computes it, before rounding and its rule for a part few papers use) under ``cut``: weak."""
+    return wilson_lower(round(coverage * n), n) < cut
+
+
 def _title_bonus(parts: Sequence[_Part], coverage: float) -> float:
     """An option's gain from the titles (:data:`TITLE_WEIGHT`): none where titles are unknown or the
     option, used by ``coverage`` of the topic's papers read, would be weak."""
     import numpy as np
 
     n = len(parts[0].used)
-    if any(p.in_title is None for p in parts) or not n or wilson_lower(round(coverage * n), n) < WEAK_SUPPORT:
+    if any(p.in_title is None for p in parts) or not n or _below(coverage, n):
         return 0.0
     return TITLE_WEIGHT * float(np.logical_or.reduce([p.in_title for p in parts]).mean())
 
@@ -333,7 +339,7 @@ def _label_options(parts: list[_Part], scorer: _Scorer) -> list[Option]:
         # ranked as without titles: a label the titles favour still leaves a weak topic its three parts
         leader = min(options.values(), key=lambda o: (-(o.rank - o.titled), o.label))
         n = len(parts[0].used)
-        tried = n > 0 and wilson_lower(round(leader.coverage * n), n) < THREE_PARTS_BELOW
+        tried = n > 0 and _below(leader.coverage, n, THREE_PARTS_BELOW)
     else:
         tried = max(o.coverage for o in options.values()) < THREE_PARTS_BELOW
     if tried:
@@ -414,7 +420,7 @@ def topic_options(
 def _weighed(options: list[Option], n: int) -> list[Option]:
     """``options`` with :attr:`Option.weak` set from their coverage of the ``n`` papers read."""
     for o in options:
-        o.weak = wilson_lower(round(o.coverage * n), n) < WEAK_SUPPORT
+        o.weak = _below(o.coverage, n)
     return options
 
 
