@@ -65,6 +65,23 @@ def choose(tab: Tab, label: str, option: str) -> None:
     raise AssertionError(f"{option!r} never appeared in the list of {label!r}")
 
 
+def pick(tab: Tab, option: str, *, shows) -> None:
+    """Click the radio choice ``option`` until the locator ``shows`` (what that choice draws) is
+    visible: a click that lands while a rerun redraws the radios is tried again, never waited out."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(5):
+        tab.settle()
+        tab.page.get_by_text(option, exact=True).click()
+        try:
+            shows.wait_for(timeout=20_000)
+        except PlaywrightTimeout:
+            continue
+        tab.settle()
+        return
+    raise AssertionError(f"choosing {option!r} never showed its controls; the page says:\n{main_text(tab)[:3000]}")
+
+
 def wait_for_text(tab: Tab, pattern: str, timeout: float = 120) -> str:
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -132,8 +149,9 @@ def test_cancelling_a_build_leaves_the_corpus_as_it_was(tab, root, tmp_path, out
     more.write_bytes(unusual_csv(new_rows(80)[40:]).replace(b"Headline,Paper Body,Yr", b"title,abstract,year", 1))
     tab.open("/add")
     tab.page.locator('[data-testid="stMain"] input[type="file"]').set_input_files([more])
-    tab.page.get_by_text("Add them to a corpus").click()
-    tab.page.locator('[data-testid="stMain"]').get_by_label("Corpus", exact=True).wait_for()  # that choice's box
+    tab.wait_for_text('[data-testid="stMain"]', "CSV · 40 records")  # the upload's rerun drew its preview
+    into = tab.page.locator('[data-testid="stMain"]').get_by_label("Corpus", exact=True)  # that choice's box
+    pick(tab, "Add them to a corpus", shows=into)
     choose(tab, "Corpus", "small")
     tab.page.get_by_text("Find the topics again from scratch").click()  # a full fit: long enough to cancel
     tab.settle()

@@ -90,6 +90,7 @@ class Tab:
 
     def __init__(self, browser, base: str, width: int = 1280, height: int = 800):
         self.context = browser.new_context(viewport={"width": width, "height": height})
+        self.context.set_default_timeout(60_000)  # Playwright's own waits get the minute settle() has
         self.page = self.context.new_page()
         self.base = base
         self.errors: list[str] = []
@@ -416,7 +417,7 @@ def test_deep_zoom_labels_papers_with_their_titles(tab, papers):
     on_map(
         tab, f"m => {{ const r = m.stage.getBoundingClientRect(); m.zoomAt(14, {p['x']} - r.left, {p['y']} - r.top); }}"
     )
-    tab.page.wait_for_function(f"() => {CURRENT}.debug().labels.some(l => l.kind === 'title')", timeout=20_000)
+    tab.page.wait_for_function(f"() => {CURRENT}.debug().labels.some(l => l.kind === 'title')")
     titles = [lab["text"] for lab in tab.page.evaluate(MAP)["labels"] if lab["kind"] == "title"]
     known = set(papers["title"])
     assert all(t in known or (t.endswith("…") and any(k.startswith(t[:-1]) for k in known)) for t in titles)

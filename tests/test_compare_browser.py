@@ -111,7 +111,7 @@ def _add_to_tour(tab, note: str, section: str | None = None) -> None:
         tab.page.get_by_label("Start the view at").click()
         tab.page.get_by_role("option", name=section).click()
     tab.page.locator(".st-key-tour_add button").click()
-    tab.page.get_by_text("Added as step").wait_for(timeout=15_000)
+    tab.page.get_by_text("Added as step").wait_for()
     tab.settle()
 
 
@@ -179,7 +179,7 @@ def test_what_changed_and_lineage_views_join_a_tour(browser, server, root, outpu
         big.shot(output_dir, "compare-tour-step2-1920x1080")
         big.page.keyboard.press("Escape")
         big.wait_for_url(r"/lineage\?(?!.*tour)")
-        big.page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=15_000)
+        big.page.locator('[data-testid="stSidebar"]').wait_for(state="visible")
         assert not big.errors and not big.dialogs, big.errors + big.dialogs
     finally:
         big.close()

@@ -190,7 +190,7 @@ def test_a_tour_opens_at_its_step_and_moves_with_the_keyboard(browser, server, o
         big.wait_for_url(r"/paper\?(?!.*tour=)")
         big.settle()
         # the present-mode style goes when the exit's run replaces the page (it can lag the address bar)
-        big.page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=15_000)
+        big.page.locator('[data-testid="stSidebar"]').wait_for(state="visible")
         assert not big.errors and not big.dialogs, big.errors + big.dialogs
     finally:
         big.close()

@@ -155,7 +155,7 @@ def test_a_tour_being_assembled_survives_a_reload(browser, server, output_dir):
         tab.wait_for("() => !!window.localStorage.getItem('abstract-atlas:tour-draft')")
         tab.page.reload()
         tab.settle()
-        expect(tab.page.get_by_text("Add to the tour (1 step)")).to_have_count(1, timeout=15_000)
+        expect(tab.page.get_by_text("Add to the tour (1 step)")).to_have_count(1, timeout=60_000)
         tab.page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Tours").click()
         tab.wait_for_url(r"/tour\?")
         tab.settle()
