@@ -224,6 +224,30 @@ def test_labels_complete_phrases_the_papers_write():
     assert labels[1] == "support vector machines"
 
 
+@pytest.mark.parametrize(
+    "docs",
+    [
+        ["Graph neural networks, graph neural nets (GNNs) and graph graph graph kernels.", "Graph."],
+        ["a a a b a", "a | a a", "A-b a's a_b a", ""],
+        [f"Diffusion models {i}; diffusion. Diffusion models diffusion models sample." for i in range(5)],
+    ],
+)
+def test_the_words_after_a_term_are_what_the_regular_expression_finds(docs):
+    # the labels' phrase searches count the word after (and, in the reversed text, before) each
+    # use of a term without compiling a pattern per term: the same counts, repeated words included
+    import re
+    from collections import Counter
+
+    from pipeline.model.label_candidates import words_after
+
+    text = topic_text(docs)
+    reverse = " ".join(reversed(text.split(" ")))
+    words = set(text.split(" ")) | {"graph graph", "a a", "diffusion models", "|", "||", "b a", "nope"}
+    for term in sorted(words - {""}):
+        for t in (text, reverse):
+            assert words_after(t, term) == Counter(re.findall(rf" {re.escape(term)} ([^ |]+)", t)), term
+
+
 def test_labels_reject_phrases_nobody_wrote_and_modifiers():
     # "language llms" is a vectorizer artefact of "large language models (LLMs)"; "adversarial" is
     # always followed by another word, so it is a modifier, not a label.

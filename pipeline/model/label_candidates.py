@@ -84,6 +84,7 @@ MAX_PHRASE_WORDS = 4
 #: Generic words that may still complete a phrase ("diffusion models", "hidden markov models").
 _HEADS = frozenset({"model", "models"})
 WORD_PATTERN = r"[^\W\d_][\w'-]*"
+_WORD = re.compile(WORD_PATTERN)
 
 
 #: A clause ends at anything that is not part of a word (the keywords' rule too); a lone hyphen
@@ -300,7 +301,27 @@ def adverb_bases(term: str) -> list[str]:
 
 def doc_stems(doc: str) -> frozenset[str]:
     """The words of one paper's text as stems (hyphenated words also by part)."""
-    return frozenset().union(*map(word_stems, set(re.findall(WORD_PATTERN, doc.lower()))))
+    return frozenset().union(*map(word_stems, set(_WORD.findall(doc.lower()))))
+
+
+def words_after(text: str, term: str) -> Counter:
+    """The word right after each occurrence of `` term `` in ``text`` inside a clause: what
+    ``re.findall(rf" {re.escape(term)} ([^ |]+)", text)`` finds (occurrences that do not overlap,
+    left to right), without compiling a pattern for each term (a topic's candidates ask for
+    thousands of terms)."""
+    needle = f" {term} "
+    found: Counter = Counter()
+    start = text.find(needle)
+    while start != -1:
+        at = start + len(needle)
+        end = text.find(" ", at)
+        word = text[at : end if end != -1 else len(text)].split("|", 1)[0]
+        if word:
+            found[word] += 1
+            start = text.find(needle, at + len(word))
+        else:
+            start = text.find(needle, start + 1)
+    return found
 
 
 class PhraseStats:
@@ -332,7 +353,7 @@ class PhraseStats:
         search reads the whole text, and a topic's candidates ask for the same terms again)."""
         key = ("after", term)
         if key not in self._next_words:
-            self._next_words[key] = Counter(re.findall(rf" {re.escape(term)} ([^ |]+)", self.text))
+            self._next_words[key] = words_after(self.text, term)
         return self._next_words[key]
 
     def _before(self, term: str) -> Counter:
@@ -340,14 +361,14 @@ class PhraseStats:
         key = ("before", term)
         if key not in self._next_words:
             reverse_term = " ".join(reversed(term.split()))
-            self._next_words[key] = Counter(re.findall(rf" {re.escape(reverse_term)} ([^ |]+)", self.reverse))
+            self._next_words[key] = words_after(self.reverse, reverse_term)
         return self._next_words[key]
 
     def _dominant(self, words: Counter, count: int, share: float) -> str | None:
         """The content word (grouping plurals) next to most occurrences, if it is next to more than ``share``."""
         groups: dict[str, Counter] = {}
         for w, c in words.items():
-            if w in self.stop or not re.fullmatch(WORD_PATTERN, w) or (w in ACADEMIC_STOP_WORDS and w not in _HEADS):
+            if w in self.stop or not _WORD.fullmatch(w) or (w in ACADEMIC_STOP_WORDS and w not in _HEADS):
                 continue
             groups.setdefault(_stem(w), Counter())[w] += c
         if not groups or count < 3:
