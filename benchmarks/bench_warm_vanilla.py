@@ -26,8 +26,8 @@ Results go to ``benchmarks/output/warm-vanilla.json`` and BENCHMARKS.md (``bench
         --block bench-before-100k   # issue 23: 100k, nothing slower than REV (its own block)
 
 ``--no-vanilla`` leaves vanilla out (ours and ``--baseline`` only: a before/after of our builds);
-``--block`` writes another marked block of BENCHMARKS.md (created under *Warm rebuild against vanilla
-BERTopic* when missing), so a run on another corpus does not replace the 18.7k figures.
+``--block`` writes another marked block of BENCHMARKS.md (appended as a section of its own where the
+file has no such markers yet), so a run on another corpus does not replace the 18.7k figures.
 """
 
 from __future__ import annotations
@@ -117,7 +117,8 @@ def run_vanilla(art: Path, name: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DATA / "icml2024-unlabeled.jsonl.gz", help="corpus file")
+    default_data = DATA / "icml2024-unlabeled.jsonl.gz"
+    parser.add_argument("--data", type=Path, default=default_data, help="corpus file")
     parser.add_argument("--name", default="icml", help="corpus name")
     parser.add_argument(
         "--pairs", type=int, default=3, help="alternating pairs (ours, vanilla), order swapped each pair"
@@ -166,7 +167,7 @@ def main() -> None:
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "command": f"python benchmarks/bench_warm_vanilla.py --pairs {args.pairs}"
-        + (f" --data {args.data.name}" if args.data.name != "icml2024-unlabeled.jsonl.gz" else "")
+        + (f" --data {args.data.name if args.data.parent == DATA else args.data}" if args.data != default_data else "")
         + (f" --baseline {args.baseline}" if args.baseline else "")
         + (f" --target-ratio {args.target_ratio:g}" if args.target_ratio != TARGET_RATIO else "")
         + (" --no-vanilla" if args.no_vanilla else "")
