@@ -17,6 +17,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -28,7 +29,8 @@ import pandas as pd
 from pipeline.core.config import IngestParams
 from pipeline.core.errors import InputError
 from pipeline.core.schema import INGEST_REPORT_COLUMNS
-from pipeline.ingest.clean import clean_text, normalize_display
+from pipeline.ingest.clean import normalize_display
+from pipeline.ingest.clean_workers import clean_chunks
 from pipeline.ingest.ingest_papers import assemble
 from pipeline.ingest.readers import (
     FORMATS,
@@ -457,11 +459,12 @@ def ingest(
         per_byte = rows_so_far / max(1, sum(sizes[: k + 1]))
         total = rows_so_far + round(per_byte * sum(sizes[k + 1 :]))
         cleaned = []
-        for start in range(0, len(file.frame), _CHUNK):
-            cleaned += [clean_text(a) for a in file.frame["abstract"].iloc[start : start + _CHUNK]]
-            done += min(_CHUNK, len(file.frame) - start)
-            if progress:
-                progress(done, total)
+        with closing(clean_chunks(file.frame["abstract"].tolist(), _CHUNK)) as parts:
+            for part in parts:
+                cleaned += part
+                done += len(part)
+                if progress:
+                    progress(done, total)
         cleaned = pd.Series(cleaned, index=file.frame.index, dtype="str")
         usable, row_report = _check_rows(file.frame, cleaned, params)
         del cleaned
