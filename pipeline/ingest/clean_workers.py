@@ -9,6 +9,7 @@ the workers cannot start or one dies, the remaining chunks are cleaned here.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 
@@ -43,22 +44,40 @@ def clean_chunks(texts: Sequence[str], chunk: int, *, parallel_min: int | None =
         return
     finished = False
     try:
-        try:
-            futures = [pool.submit(clean_list, list(texts[s : s + chunk])) for s in starts]
-        except Exception:  # the pool broke while its workers started: nothing was cleaned yet
-            futures = []
-        taken = 0
-        for future in futures:
-            part = _result(future)
-            if part is None:  # a worker died: this chunk and the rest are cleaned here
-                break
-            yield part
-            taken += 1
-        for s in starts[taken:]:
-            yield clean_list(texts[s : s + chunk])
+        yield from _chunks_in(pool, workers, texts, chunk)
         finished = True
     finally:
         stop_pool(pool, finished=finished)
+
+
+def _chunks_in(pool, workers: int, texts: Sequence[str], chunk: int) -> Iterator[list[str]]:
+    """:func:`clean_chunks` with ``pool``: at most two chunks a worker in flight, so that only
+    those are copied out of ``texts`` (a column of a million abstracts stays where it is)."""
+    starts = range(0, len(texts), chunk)
+    upcoming = iter(starts)
+    pending: deque[Future] = deque()
+
+    def submit_next() -> bool:
+        """Send the next chunk; False when the pool broke (a worker died starting)."""
+        s = next(upcoming, None)
+        try:
+            if s is not None:
+                pending.append(pool.submit(clean_list, list(texts[s : s + chunk])))
+            return True
+        except Exception:
+            return False
+
+    taken = 0
+    working = all(submit_next() for _ in range(2 * workers))
+    while working and pending:
+        part = _result(pending.popleft())
+        if part is None:  # a worker died: this chunk and the rest are cleaned here
+            break
+        yield part
+        taken += 1
+        working = submit_next()
+    for s in starts[taken:]:
+        yield clean_list(texts[s : s + chunk])
 
 
 def clean_list(texts: Sequence[str]) -> list[str]:

@@ -459,7 +459,7 @@ def ingest(
         per_byte = rows_so_far / max(1, sum(sizes[: k + 1]))
         total = rows_so_far + round(per_byte * sum(sizes[k + 1 :]))
         cleaned = []
-        with closing(clean_chunks(file.frame["abstract"].tolist(), _CHUNK)) as parts:
+        with closing(clean_chunks(file.frame["abstract"].array, _CHUNK)) as parts:
             for part in parts:
                 cleaned += part
                 done += len(part)
