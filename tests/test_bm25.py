@@ -3,13 +3,18 @@ order (which changes with Python's per-process string hashing)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pipeline.analysis import bm25
 
@@ -62,6 +67,99 @@ def test_sorted_numbering_scores_as_bm25s_own_index_does():
         np.testing.assert_allclose(a, b, rtol=1e-6)
     assert json.dumps(sorted(ours.vocab_dict.items(), key=lambda kv: kv[1]))  # numbered 0..n-1
     assert sorted(ours.vocab_dict.values()) == list(range(len(ours.vocab_dict)))
+
+
+def bm25s_index(texts):
+    """bm25s's own index of ``bm25.tokenize(texts)``, words numbered in sorted order: what
+    ``bm25.build_index`` made paper by paper before it counted tokens in chunks."""
+    import bm25s
+
+    docs = bm25.tokenize([t if isinstance(t, str) else "" for t in texts])
+    vocab = {word: i for i, word in enumerate(sorted({word for doc in docs for word in doc}))}
+    index = bm25s.BM25()
+    index.index(([[vocab[word] for word in doc] for doc in docs], vocab), show_progress=False)
+    return index
+
+
+def assert_same_index(ours, theirs, tmp_path):
+    import bm25s
+
+    assert type(ours) is bm25s.BM25
+    assert list(ours.vocab_dict.items()) == list(theirs.vocab_dict.items())
+    assert ours.scores["num_docs"] == theirs.scores["num_docs"]
+    for name in ("data", "indices", "indptr"):
+        a, b = ours.scores[name], theirs.scores[name]
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    bm25.save_index(ours, tmp_path / "ours", ours.scores["num_docs"])
+    bm25.save_index(theirs, tmp_path / "theirs", theirs.scores["num_docs"])
+    files = sorted(p.name for p in (tmp_path / "ours").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "theirs").iterdir())
+    for name in files:
+        assert (tmp_path / "ours" / name).read_bytes() == (tmp_path / "theirs" / name).read_bytes(), name
+
+
+def labelled_texts() -> list[str]:
+    with gzip.open(ROOT / "tests" / "fixtures" / "ijcai_labelled.jsonl.gz", "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
+    return bm25.index_texts([r.get("title") for r in rows], [r.get("abstract") for r in rows])
+
+
+WORDS = [
+    "The",
+    "and",
+    "of",
+    "graph",
+    "Graphs",
+    "İnput",
+    "claſſ",
+    "\u212aernel",
+    "x",
+    "3D",
+    "über",
+    "naïve",
+    "_a",
+    "a_b",
+]
+TEXT = st.one_of(st.text(), st.lists(st.sampled_from(WORDS + [" ", "-", ".", "\n", "$"])).map("".join))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TEXT, max_size=6))
+def test_counted_tokens_are_bm25s_tokens(texts):
+    words, doc_len, row, col, tf = bm25.count_tokens(texts)
+    expected = bm25.tokenize(texts) if texts else []
+    assert doc_len.tolist() == [len(tokens) for tokens in expected]
+    for i, tokens in enumerate(expected):
+        mine = row == i
+        assert dict(zip((words[c] for c in col[mine]), tf[mine].tolist(), strict=True)) == Counter(tokens)
+    assert words == list(dict.fromkeys(token for tokens in expected for token in tokens))
+
+
+@pytest.mark.parametrize("chunk", [bm25.INDEX_CHUNK, 7])
+def test_the_index_is_bm25s_own_array_for_array(chunk, monkeypatch, tmp_path):
+    """Counted in chunks and scored on arrays, the index's every array and file is bm25s's."""
+    monkeypatch.setattr(bm25, "INDEX_CHUNK", chunk)
+    texts = TEXTS + bm25.index_texts(ODD_TITLES, ODD_ABSTRACTS) + [None, "the and of", "x"] + labelled_texts()
+    assert_same_index(bm25.build_index(texts), bm25s_index(texts), tmp_path)
+
+
+def test_the_index_counted_in_workers_is_the_same(monkeypatch, tmp_path):
+    from pipeline.core import background
+
+    started = []
+
+    def pool(workers=1):
+        started.append(workers)
+        return original(workers)
+
+    original = background.worker_pool
+    monkeypatch.setattr(background, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(background, "worker_pool", pool)
+    monkeypatch.setattr(bm25, "PARALLEL_MIN_TEXTS", 1)
+    monkeypatch.setattr(bm25, "INDEX_CHUNK", 300)
+    texts = labelled_texts()
+    assert_same_index(bm25.build_index(texts), bm25s_index(texts), tmp_path)
+    assert started == [2]
 
 
 # ------------------------------------------------------------------------------------------

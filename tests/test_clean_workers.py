@@ -8,6 +8,7 @@ import multiprocessing
 
 import pytest
 
+from pipeline.core import background
 from pipeline.core.config import IngestParams
 from pipeline.ingest import clean_workers
 from pipeline.ingest.clean import clean_text
@@ -34,12 +35,12 @@ def pools(monkeypatch):
     started = []
 
     def pool(workers=1):
-        started.append(clean_workers.worker_pool.__wrapped__(workers))
+        started.append(pool.__wrapped__(workers))
         return started[-1]
 
-    pool.__wrapped__ = clean_workers.worker_pool
-    monkeypatch.setattr(clean_workers, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(clean_workers, "worker_pool", pool)
+    pool.__wrapped__ = background.worker_pool
+    monkeypatch.setattr(background, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(background, "worker_pool", pool)
     return started
 
 
@@ -77,8 +78,8 @@ def test_workers_that_cannot_start_leave_the_cleaning_here(monkeypatch):
     def no_pool(workers=1):
         raise OSError("no processes here")
 
-    monkeypatch.setattr(clean_workers, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(clean_workers, "worker_pool", no_pool)
+    monkeypatch.setattr(background, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(background, "worker_pool", no_pool)
     given = texts()
     chunks = list(clean_workers.clean_chunks(given, 5, parallel_min=1))
     assert [t for c in chunks for t in c] == [clean_text(t) for t in given]
@@ -97,8 +98,8 @@ class BrokenPool:
 
 
 def test_a_pool_broken_at_start_leaves_the_cleaning_here(monkeypatch):
-    monkeypatch.setattr(clean_workers, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(clean_workers, "worker_pool", lambda workers=1: BrokenPool())
+    monkeypatch.setattr(background, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(background, "worker_pool", lambda workers=1: BrokenPool())
     given = texts()
     chunks = list(clean_workers.clean_chunks(given, 5, parallel_min=1))
     assert [t for c in chunks for t in c] == [clean_text(t) for t in given]
