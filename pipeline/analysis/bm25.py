@@ -96,14 +96,21 @@ def build_index(texts: Sequence[str]):
     texts = [t if isinstance(t, str) else "" for t in texts]
     parts = list(map_chunks(count_tokens, texts, INDEX_CHUNK, parallel=len(texts) >= PARALLEL_MIN_TEXTS))
     vocab = {word: i for i, word in enumerate(sorted(set().union(*(part[0] for part in parts))))}
-    rows, cols, tfs, lens, offset = [], [], [], [], 0
-    for words, doc_len, row, col, tf in parts:
-        rows.append(row + np.int32(offset))
-        cols.append(np.asarray([vocab[w] for w in words], dtype=np.int32)[col])
-        tfs.append(tf)
-        lens.append(doc_len)
-        offset += len(doc_len)
-    counts = _Counts(*(np.concatenate(a) for a in (rows, cols, tfs, lens)))
+    entries = sum(len(part[2]) for part in parts)
+    counts = _Counts(
+        np.empty(entries, dtype=np.int32),
+        np.empty(entries, dtype=np.int32),
+        np.empty(entries, dtype=np.int32),
+        np.concatenate([part[1] for part in parts] or [np.zeros(0, dtype=np.int64)]),
+    )
+    at = offset = 0
+    while parts:  # each chunk copied into place, then let go
+        words, doc_len, row, col, tf = parts.pop(0)
+        end = at + len(row)
+        np.add(row, offset, out=counts.row[at:end])
+        counts.col[at:end] = np.asarray([vocab[w] for w in words], dtype=np.int32)[col]
+        counts.tf[at:end] = tf
+        at, offset = end, offset + len(doc_len)
     index = _array_bm25()()
     index.index(_Corpus(ids=counts, vocab=vocab), show_progress=False)
     index.__class__ = index.__class__.__bases__[0]  # built: a plain bm25s.BM25 from here on
@@ -191,23 +198,30 @@ def _score_matrix(counts: _Counts, n_vocab: int, params) -> dict:
     # bm25s, paper by paper: tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf), float32 counts and the
     # float64 scalar of the paper's length; here the scalar per paper, then per entry in place.
     length_part = params.k1 * ((1 - params.b) + params.b * counts.doc_len.astype(np.float64) / avg_doc_len)
-    tf = counts.tf.astype(np.float64)  # float32 counts are exact in float64: the same sums
-    tfc = length_part[counts.row]
-    tfc += tf
-    np.divide(tf, tfc, out=tfc)
-    del tf
-    np.multiply(idf[counts.col], tfc, out=tfc)  # float32 idf times float64, as bm25s multiplies
-    scores = tfc.astype(params.dtype)
-    del tfc
+    scores = np.empty(len(counts.col), dtype=params.dtype)
+    for start in range(0, len(scores), SCORE_BLOCK):  # float64 temporaries a block at a time
+        block = slice(start, start + SCORE_BLOCK)
+        tf = counts.tf[block].astype(np.float64)  # float32 counts are exact in float64: the same sums
+        tfc = length_part[counts.row[block]]
+        tfc += tf
+        np.divide(tf, tfc, out=tfc)
+        np.multiply(idf[counts.col[block]], tfc, out=tfc)  # float32 idf times float64, as bm25s does
+        scores[block] = tfc  # rounded to float32 as bm25s's assignment rounds
     order = np.argsort(counts.col, kind="stable")  # by word, then paper (papers already ascending)
     indptr = np.zeros(n_vocab + 1, dtype=np.int64)
     np.cumsum(np.bincount(counts.col, minlength=n_vocab), out=indptr[1:])
+    data = scores[order]
+    del scores
     return {
-        "data": scores[order].astype(params.dtype),
-        "indices": counts.row[order].astype(params.int_dtype),
+        "data": data,
+        "indices": counts.row[order].astype(params.int_dtype, copy=False),
         "indptr": indptr,
         "num_docs": n_docs,
     }
+
+
+#: Entries of the score matrix computed at once (its float64 temporaries: 8 MB each).
+SCORE_BLOCK = 1 << 20
 
 
 def _meta(n_docs: int) -> dict:
