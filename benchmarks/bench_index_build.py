@@ -28,9 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import bench_search_index as texts_bench  # noqa: E402
-from benchmarks.markdown_block import write_block  # noqa: E402
-
-OUT = ROOT / "benchmarks" / "output"
+from benchmarks.markdown_block import record, spread  # noqa: E402
 
 
 def texts_for(size: str, work: Path) -> Path:
@@ -57,11 +55,8 @@ def same_files(a: Path, b: Path) -> bool:
 
 
 def summary(runs: list[dict]) -> dict:
-    build = [r["build_s"] for r in runs]
     return {
-        "median_s": statistics.median(build),
-        "min_s": min(build),
-        "max_s": max(build),
+        **spread([r["build_s"] for r in runs]),
         "save_s": statistics.median(r["save_s"] for r in runs),
         "peak_mb": statistics.median(r["peak_mb"] for r in runs),
         "vocab": runs[0]["vocab"],
@@ -132,10 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             "runs": runs,
         }
     res["load"] = " / ".join(f"{x:.1f}" for x in os.getloadavg()[:2])
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.block}.json").write_text(json.dumps(res, indent=1), encoding="utf-8")
-    write_block(args.block, "Keyword index build, before and after", markdown(res))
-    print(markdown(res))
+    record(args.block, "Keyword index build, before and after", res, markdown(res))
     return 0
 
 

@@ -26,9 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_warm_vanilla import baseline_tree  # noqa: E402
-from benchmarks.markdown_block import write_block  # noqa: E402
-
-OUT = ROOT / "benchmarks" / "output"
+from benchmarks.markdown_block import record, spread  # noqa: E402
 
 # Run in a fresh interpreter with the side's tree first on sys.path; prints one JSON line.
 CHILD = """
@@ -86,11 +84,8 @@ def run(code: Path, data: Path) -> dict:
 
 
 def summary(runs: list[dict]) -> dict:
-    seconds = [r["seconds"] for r in runs]
     return {
-        "median_s": statistics.median(seconds),
-        "min_s": min(seconds),
-        "max_s": max(seconds),
+        **spread([r["seconds"] for r in runs]),
         "peak_mb": statistics.median(r["peak_mb"] for r in runs),
         "workers_peak_mb": max(r["workers_peak_mb"] for r in runs),
         "papers": runs[0]["papers"],
@@ -154,10 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         "same_papers": runs["ours"][0]["digest"] == runs["baseline"][0]["digest"],
         "runs": runs,
     }
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{args.block}.json").write_text(json.dumps(result, indent=1), encoding="utf-8")
-    write_block(args.block, "Ingest of one file, before and after", markdown(result))
-    print(markdown(result))
+    record(args.block, "Ingest of one file, before and after", result, markdown(result))
     return 0
 
 

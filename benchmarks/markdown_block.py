@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import statistics
 from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+OUTPUT = Path(__file__).resolve().parent / "output"
 
 
 def write_block(name: str, heading: str, block: str, path: Path = BENCHMARKS) -> None:
@@ -17,3 +20,17 @@ def write_block(name: str, heading: str, block: str, path: Path = BENCHMARKS) ->
     else:
         text += f"\n## {heading}\n\n{start}\n{block}\n{end}\n"
     path.write_text(text, encoding="utf-8")
+
+
+def record(name: str, heading: str, results: dict, block: str) -> None:
+    """Keep a run's figures as ``benchmarks/output/NAME.json``, write ``block`` as the block NAME of
+    BENCHMARKS.md (see :func:`write_block`) and print it."""
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    (OUTPUT / f"{name}.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    write_block(name, heading, block)
+    print(block)
+
+
+def spread(seconds: list[float]) -> dict:
+    """Median, least and most of some runs' seconds, as the tables print them."""
+    return {"median_s": statistics.median(seconds), "min_s": min(seconds), "max_s": max(seconds)}
