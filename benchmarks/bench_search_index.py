@@ -199,7 +199,11 @@ def phase_build(texts: Path, folder: Path) -> dict:
     papers = pd.read_parquet(texts)
     before = memory()
     t0 = time.perf_counter()
-    index = bm25.build_index(bm25.index_texts(papers["title"].tolist(), papers["abstract"].tolist()))
+    if hasattr(bm25, "ShownTexts"):  # the texts made a chunk at a time, as the build's stage makes them
+        shown = bm25.ShownTexts(papers["title"], papers["abstract"])
+    else:  # code before that: all of them first
+        shown = bm25.index_texts(papers["title"].tolist(), papers["abstract"].tolist())
+    index = bm25.build_index(shown)
     built = time.perf_counter() - t0
     after_build = memory()
     t0 = time.perf_counter()

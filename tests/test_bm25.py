@@ -162,6 +162,30 @@ def test_the_index_counted_in_workers_is_the_same(monkeypatch, tmp_path):
     assert started == [2]
 
 
+def test_the_shown_texts_made_a_chunk_at_a_time_give_the_same_index(monkeypatch, tmp_path):
+    """The build's stage makes each chunk's texts as it sends the chunk (``bm25.ShownTexts``):
+    the same texts, by position even where the frame's index is not 0..n-1, and the same index,
+    in this process and in workers."""
+    import pandas as pd
+
+    from pipeline.core import background
+
+    titles, abstracts = ODD_TITLES * 40, ODD_ABSTRACTS * 40
+    index = range(5000, 5000 - len(titles), -1)  # labels that are not positions
+    frame = pd.DataFrame({"title": titles, "abstract": abstracts}, index=index).astype("string[pyarrow]")
+    shown = bm25.ShownTexts(frame["title"], frame["abstract"])
+    whole = bm25.index_texts(titles, abstracts)
+    assert len(shown) == len(whole) and shown[5:17] == whole[5:17] and shown[-1] == whole[-1] and shown[3] == whole[3]
+    assert list(shown[0 : len(shown)]) == whole
+    monkeypatch.setattr(background, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(bm25, "INDEX_CHUNK", 37)
+    for parallel_from in (10**9, 1):  # in this process, then in workers
+        monkeypatch.setattr(bm25, "PARALLEL_MIN_TEXTS", parallel_from)
+        assert_same_index(bm25.build_index(shown), bm25s_index(whole), tmp_path / str(parallel_from))
+    with pytest.raises(ValueError, match="titles for"):
+        bm25.ShownTexts(titles, abstracts[:-1])
+
+
 # ------------------------------------------------------------------------------------------
 # The index narrows the exact-phrase check (bm25.phrase_candidates)
 # ------------------------------------------------------------------------------------------

@@ -95,7 +95,7 @@ class KeywordIndex:
 def build_bm25(corpus: Corpus) -> KeywordIndex:
     """A BM25 index of each paper's title and abstract as shown, built in memory: for builds made
     before the index was part of the build (``keyword_index/``)."""
-    texts = bm25.index_texts(corpus.papers["title"].tolist(), corpus.papers["abstract"].tolist())
+    texts = bm25.ShownTexts(corpus.papers["title"], corpus.papers["abstract"])
     return KeywordIndex(bm25.build_index(texts), shown_text=True)
 
 

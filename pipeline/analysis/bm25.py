@@ -16,7 +16,6 @@ The tokeniser is bm25s's: lower case, tokens are runs of two or more word charac
 from __future__ import annotations
 
 import json
-import math
 import re
 import shutil
 from collections.abc import Sequence
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from pipeline.analysis.bm25_scores import Counts, score_matrix
 from pipeline.core.background import map_chunks
 from pipeline.formats.blobs import pack, unpack
 
@@ -76,6 +76,30 @@ def index_texts(titles: Sequence, abstracts: Sequence) -> list[str]:
     return texts
 
 
+class ShownTexts(Sequence):
+    """:func:`index_texts` of papers' titles and abstracts (pandas Series or sequences of the same
+    length), made a slice at a time as :func:`build_index` sends its chunks out: the build never
+    holds every paper's joined text at once (about 1.3 GB of Python strings at a million papers)."""
+
+    def __init__(self, titles, abstracts):
+        if len(titles) != len(abstracts):
+            raise ValueError(f"{len(titles)} titles for {len(abstracts)} abstracts")
+        self.titles, self.abstracts = titles, abstracts
+
+    def __len__(self) -> int:
+        return len(self.titles)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return index_texts(_positional(self.titles, key), _positional(self.abstracts, key))
+        return self[key : key + 1][0] if key >= 0 else self[len(self) + key]
+
+
+def _positional(values, key: slice):
+    """``values[key]`` by position (a pandas Series by ``iloc``)."""
+    return values.iloc[key] if hasattr(values, "iloc") else values[key]
+
+
 #: Texts from which the index's tokens are found in worker processes, in chunks of
 #: :data:`INDEX_CHUNK` (``pipeline.core.background.map_chunks``).
 PARALLEL_MIN_TEXTS = 10_000
@@ -83,8 +107,9 @@ INDEX_CHUNK = 5_000
 
 
 def build_index(texts: Sequence[str]):
-    """A ``bm25s.BM25`` index of ``texts`` (``index_texts`` of the papers, in row order; None counts
-    as an empty text). The app's on-demand index and the build's artifact are both made here.
+    """A ``bm25s.BM25`` index of ``texts`` (``index_texts`` of the papers in row order, or
+    :class:`ShownTexts` to make them a chunk at a time; None counts as an empty text). The app's
+    on-demand index and the build's artifact are both made here.
 
     It is bm25s's own index of ``tokenize(texts)`` with the words numbered in sorted order (bm25s
     numbers them in a set's order, which changes with Python's string hashing from one process to
@@ -93,11 +118,10 @@ def build_index(texts: Sequence[str]):
     words counted per paper there, and the scores computed on arrays of (paper, word, count)
     rather than paper by paper (tests/test_bm25.py compares every array with bm25s's).
     """
-    texts = [t if isinstance(t, str) else "" for t in texts]
     parts = list(map_chunks(count_tokens, texts, INDEX_CHUNK, parallel=len(texts) >= PARALLEL_MIN_TEXTS))
     vocab = {word: i for i, word in enumerate(sorted(set().union(*(part[0] for part in parts))))}
     entries = sum(len(part[2]) for part in parts)
-    counts = _Counts(
+    counts = Counts(
         np.empty(entries, dtype=np.int32),
         np.empty(entries, dtype=np.int32),
         np.empty(entries, dtype=np.int32),
@@ -130,6 +154,7 @@ def count_tokens(texts: list[str]) -> tuple:
     if STOPWORDS != "en":
         raise RuntimeError(f"count_tokens knows bm25s's English stop words only, not {STOPWORDS!r}")
     stop, split, numbers = frozenset(STOPWORDS_EN), _TOKEN.findall, {}
+    texts = [t if isinstance(t, str) else "" for t in texts]
     docs = [[numbers.setdefault(w, len(numbers)) for w in split(text.lower()) if w not in stop] for text in texts]
     doc_len = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     flat = np.fromiter(chain.from_iterable(docs), dtype=np.int64, count=int(doc_len.sum()))
@@ -147,19 +172,10 @@ def count_tokens(texts: list[str]) -> tuple:
 _TOKEN = re.compile(TOKEN_PATTERN)
 
 
-class _Counts(NamedTuple):
-    """Every (paper, word) pair of a corpus with its count, papers ascending, and tokens per paper."""
-
-    row: np.ndarray
-    col: np.ndarray
-    tf: np.ndarray
-    doc_len: np.ndarray
-
-
 class _Corpus(NamedTuple):
     """What ``bm25s.BM25.index`` reads as an already tokenised corpus (``ids`` and ``vocab``)."""
 
-    ids: _Counts
+    ids: Counts
     vocab: dict
 
 
@@ -167,7 +183,7 @@ _ARRAY_BM25 = None
 
 
 def _array_bm25():
-    """``bm25s.BM25`` whose index is built from a corpus's :class:`_Counts` (made on first use:
+    """``bm25s.BM25`` whose index is built from a corpus's :class:`~pipeline.analysis.bm25_scores.Counts` (made on first use:
     bm25s is imported only when an index is built or read)."""
     global _ARRAY_BM25
     if _ARRAY_BM25 is None:
@@ -178,50 +194,10 @@ def _array_bm25():
                 self, unique_token_ids, corpus_token_ids, show_progress=True, leave_progress=False
             ):
                 self.nonoccurrence_array = None  # as bm25s sets it for BM25 'lucene'
-                return _score_matrix(corpus_token_ids, len(unique_token_ids), self)
+                return score_matrix(corpus_token_ids, len(unique_token_ids), self)
 
         _ARRAY_BM25 = ArrayBM25
     return _ARRAY_BM25
-
-
-def _score_matrix(counts: _Counts, n_vocab: int, params) -> dict:
-    """bm25s's score matrix (Lucene's BM25, its ``build_index_from_ids``) from ``counts``, with the
-    same float operations in the same order, so the same float32 scores."""
-    if params.method != "lucene" or params.idf_method != "lucene":
-        raise RuntimeError(f"the index is built for BM25 'lucene' only; bm25s uses {params.method!r}")
-    n_docs = len(counts.doc_len)
-    avg_doc_len = counts.doc_len.mean()
-    values, which = np.unique(np.bincount(counts.col, minlength=n_vocab), return_inverse=True)
-    # Each word's idf in Python floats, as bm25s computes it (once per distinct document frequency).
-    idf = np.array([math.log(1 + (n_docs - v + 0.5) / (v + 0.5)) if v else 0.0 for v in values.tolist()])
-    idf = idf.astype(params.dtype)[which]
-    # bm25s, paper by paper: tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf), float32 counts and the
-    # float64 scalar of the paper's length; here the scalar per paper, then per entry in place.
-    length_part = params.k1 * ((1 - params.b) + params.b * counts.doc_len.astype(np.float64) / avg_doc_len)
-    scores = np.empty(len(counts.col), dtype=params.dtype)
-    for start in range(0, len(scores), SCORE_BLOCK):  # float64 temporaries a block at a time
-        block = slice(start, start + SCORE_BLOCK)
-        tf = counts.tf[block].astype(np.float64)  # float32 counts are exact in float64: the same sums
-        tfc = length_part[counts.row[block]]
-        tfc += tf
-        np.divide(tf, tfc, out=tfc)
-        np.multiply(idf[counts.col[block]], tfc, out=tfc)  # float32 idf times float64, as bm25s does
-        scores[block] = tfc  # rounded to float32 as bm25s's assignment rounds
-    order = np.argsort(counts.col, kind="stable")  # by word, then paper (papers already ascending)
-    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
-    np.cumsum(np.bincount(counts.col, minlength=n_vocab), out=indptr[1:])
-    data = scores[order]
-    del scores
-    return {
-        "data": data,
-        "indices": counts.row[order].astype(params.int_dtype, copy=False),
-        "indptr": indptr,
-        "num_docs": n_docs,
-    }
-
-
-#: Entries of the score matrix computed at once (its float64 temporaries: 8 MB each).
-SCORE_BLOCK = 1 << 20
 
 
 def _meta(n_docs: int) -> dict:

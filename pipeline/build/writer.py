@@ -138,7 +138,7 @@ def write_keyword_index(folder: Path, papers: pd.DataFrame) -> None:
     """``keyword_index/``: the keyword search's BM25 index of the papers' titles and abstracts as
     shown (``bm25.index_texts``, in row order), which the app memory-maps instead of indexing the
     papers itself."""
-    texts = bm25.index_texts(papers["title"].tolist(), papers["abstract"].tolist())
+    texts = bm25.ShownTexts(papers["title"], papers["abstract"])
     bm25.save_index(bm25.build_index(texts), folder / schema.KEYWORD_INDEX, len(texts))
 
 
