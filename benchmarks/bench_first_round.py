@@ -12,6 +12,10 @@ result rows are compared): the rounds go on until the page's papers with the phr
 the first round's size changes only how many papers are read to find them.
 
     .venv/bin/python benchmarks/bench_first_round.py --work /tmp/app-grown --pairs 3 --sizes 256 64
+
+``--read-ahead`` compares instead the phrase check with and without asking the kernel for the
+rows' pages first (``explorer.services.readahead``; off: the same code with the hint withheld), at
+the first round's default size; results in ``benchmarks/results/read-ahead.json``.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ from pathlib import Path
 from explorer.services import search
 from explorer.state import data
 search.PHRASE_FIRST_ROUND = {size}
+if not {read_ahead}:
+    from explorer.services import readahead
+    readahead._madvise = lambda: None
 {count_reads}
 corpus = data.load_corpus(Path({art!r}), {name!r})
 index = search.open_bm25(corpus)
@@ -49,13 +56,26 @@ print(json.dumps(out))
 """
 
 
-def one(art: Path, size: int, first: str) -> list[dict]:
+def one(art: Path, size: int, first: str, read_ahead: bool = True) -> list[dict]:
     """A fresh process after the page cache was emptied: ``first`` cold, again, then the others."""
     drop_page_cache()
     code = CHILD.format(
-        root=str(ROOT), art=str(art), name=NAME, queries=QUERIES, first=first, size=size, count_reads=COUNT_READS
+        root=str(ROOT),
+        art=str(art),
+        name=NAME,
+        queries=QUERIES,
+        first=first,
+        size=size,
+        count_reads=COUNT_READS,
+        read_ahead=read_ahead,
     )
     return run_child(code, ROOT)
+
+
+def search_module():
+    from explorer.services import search
+
+    return search
 
 
 def main() -> None:
@@ -64,25 +84,35 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/app-grown"))
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--sizes", type=int, nargs=2, default=[256, 64])
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "first-round.json")
+    ap.add_argument("--read-ahead", action="store_true", help="compare read-ahead on and off, not two sizes")
+    ap.add_argument(
+        "--out", type=Path, help="results (default: benchmarks/results/first-round.json or read-ahead.json)"
+    )
     args = ap.parse_args()
+    out = args.out or ROOT / "benchmarks" / "results" / ("read-ahead.json" if args.read_ahead else "first-round.json")
     art = make(args.work, args.papers)
-    runs: dict[int, list[list[dict]]] = {s: [] for s in args.sizes}
+    default = search_module().PHRASE_FIRST_ROUND
+    variants = (
+        {"on": (default, True), "off": (default, False)} if args.read_ahead else {s: (s, True) for s in args.sizes}
+    )
+    names = list(variants)
+    runs: dict = {name: [] for name in names}
     for i in range(args.pairs):
         for query in QUERIES:
-            for size in args.sizes if (i + QUERIES.index(query)) % 2 == 0 else args.sizes[::-1]:
-                searches = one(art, size, query)
-                runs[size].append(searches)
-                print(json.dumps({"size": size, "query": query, "cold_s": round(searches[0]["s"], 3),
+            for name in names if (i + QUERIES.index(query)) % 2 == 0 else names[::-1]:
+                size, ahead = variants[name]
+                searches = one(art, size, query, ahead)
+                runs[name].append(searches)
+                print(json.dumps({"variant": name, "query": query, "cold_s": round(searches[0]["s"], 3),
                                   "again_s": round(searches[1]["s"], 3), "papers_read": searches[0]["papers_read"],
                                   "others_max_s": round(max(s["s"] for s in searches[2:]), 3)}), flush=True)  # fmt: skip
-    a, b = (runs[s] for s in args.sizes)
+    a, b = (runs[name] for name in names)
     same = all(x["rows"] == y["rows"] for r, o in zip(a, b, strict=True) for x, y in zip(r, o, strict=True))
     summary = {}
-    for size in args.sizes:
+    for name in names:
         per_query = {}
         for query in QUERIES:
-            rows = [r for r in runs[size] if r[0]["query"] == query]
+            rows = [r for r in runs[name] if r[0]["query"] == query]
             cold = [r[0]["s"] for r in rows]
             per_query[query] = {
                 "cold_s_median": round(statistics.median(cold), 3),
@@ -90,15 +120,15 @@ def main() -> None:
                 "again_s_median": round(statistics.median(r[1]["s"] for r in rows), 3),
                 "papers_read": rows[0][0]["papers_read"],
             }
-        later = [s["s"] for r in runs[size] for s in r[1:]]
-        summary[str(size)] = {
+        later = [s["s"] for r in runs[name] for s in r[1:]]
+        summary[str(name)] = {
             "queries": per_query,
             "later_s_max": round(max(later), 3),
             "later_s_median": round(statistics.median(later), 3),
         }
     result = {"same_hits": same, "pairs": args.pairs, "papers": args.papers, "summary": summary,
               "load_average": Path("/proc/loadavg").read_text().split()[:3]}  # fmt: skip
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(result, indent=1))
 
 

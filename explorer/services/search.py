@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from explorer.services.readahead import read_ahead_columns
 from pipeline.analysis import bm25
 from pipeline.analysis.bm25 import tokenize  # one tokeniser for the app and the offline export
 from pipeline.core import artifacts, schema
@@ -140,7 +141,8 @@ def phrase_rows(corpus: Corpus, rows: np.ndarray, query: str) -> np.ndarray:
     if len(words) < MIN_PHRASE_WORDS or not len(rows):
         return np.zeros(len(rows), dtype=bool)
     every = len(rows) == corpus.n_papers and bool(np.all(rows == np.arange(len(rows))))
-    papers, chosen = corpus.papers, None if every else rows
+    papers = corpus.papers  # a subset's pages are asked for together first (a cold disk reads them at once)
+    chosen = None if every else read_ahead_columns((papers["abstract"], papers["title"]), rows)
     return _contains_phrase(papers["abstract"], words, chosen) | _contains_phrase(papers["title"], words, chosen)
 
 
