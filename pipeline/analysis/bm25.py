@@ -183,8 +183,8 @@ _ARRAY_BM25 = None
 
 
 def _array_bm25():
-    """``bm25s.BM25`` whose index is built from a corpus's :class:`~pipeline.analysis.bm25_scores.Counts` (made on first use:
-    bm25s is imported only when an index is built or read)."""
+    """``bm25s.BM25`` whose index is built from a corpus's counts (``bm25_scores.Counts``; the
+    class is made on first use: bm25s is imported only when an index is built or read)."""
     global _ARRAY_BM25
     if _ARRAY_BM25 is None:
         import bm25s
