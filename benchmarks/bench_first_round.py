@@ -72,12 +72,6 @@ def one(art: Path, size: int, first: str, read_ahead: bool = True) -> list[dict]
     return run_child(code, ROOT)
 
 
-def search_module():
-    from explorer.services import search
-
-    return search
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--papers", type=int, default=1_000_000)
@@ -91,7 +85,8 @@ def main() -> None:
     args = ap.parse_args()
     out = args.out or ROOT / "benchmarks" / "results" / ("read-ahead.json" if args.read_ahead else "first-round.json")
     art = make(args.work, args.papers)
-    default = search_module().PHRASE_FIRST_ROUND
+    from explorer.services.search import PHRASE_FIRST_ROUND as default
+
     variants = (
         {"on": (default, True), "off": (default, False)} if args.read_ahead else {s: (s, True) for s in args.sizes}
     )

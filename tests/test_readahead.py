@@ -64,7 +64,7 @@ def test_rows_are_found_in_their_chunks_and_other_columns_are_left_alone(monkeyp
     seen = []
     monkeypatch.setattr(readahead, "read_ahead", lambda pieces: seen.extend(pieces))
     rows = np.array([5, 1, 3])
-    assert readahead.read_ahead_columns([column, pd.Series(["plain"] * 7, dtype=object)], rows) is not None
+    assert readahead.read_ahead_columns([column, pd.Series(["plain"] * 7, dtype=object)], rows).tolist() == [5, 1, 3]
     assert [(chunk.to_pylist()[0][0], r.tolist()) for chunk, r in seen] == [("a", [1]), ("b", [2, 0])]
     seen.clear()
     readahead.read_ahead_columns([column], np.arange(readahead.MAX_ROWS + 1) % 7)  # too many: left to the scan
