@@ -1,7 +1,7 @@
 """Test driver: ``python -m pipeline`` with the hashing test encoder, optionally signalling itself
 at a chosen point of a build. Only tests run it; the product has no such hook.
 
-    python tests/build_driver.py [--signal INT|TERM|KILL --at POINT] [--mark FILE] -- CLI ARGS...
+    python tests/build_driver.py [--signal INT|TERM|KILL | --hold FILE] [--at POINT] [--mark FILE] -- CLI ARGS...
 
 POINT is where the signal is sent, from inside the build process (so it lands exactly there):
 
@@ -13,6 +13,9 @@ POINT is where the signal is sent, from inside the build process (so it lands ex
 * ``swap``: inside the swap, right after the link was replaced;
 * ``published``: right after publishing returned, before old builds are deleted;
 * ``discard``: while old builds are being deleted after publishing.
+
+``--hold FILE --at POINT`` (no signal) waits at the point for as long as FILE exists, so a test can
+cancel a build that is certainly still running (a small build would otherwise finish first).
 
 ``--mark FILE`` writes the point's name to FILE just before the signal, so a test can tell that
 the point was reached (a build that is up to date never reaches ``enter:embed``).
@@ -32,6 +35,7 @@ import json
 import os
 import signal
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -45,11 +49,16 @@ from pipeline.embed.encoders import HashingEncoder  # noqa: E402
 SIGNALS = {"INT": signal.SIGINT, "TERM": signal.SIGTERM, "KILL": signal.SIGKILL}
 
 
-_RUN = {"signal": None, "at": "", "mark": None, "fired": False}
+_RUN = {"signal": None, "at": "", "mark": None, "fired": False, "hold": None}
 
 
 def fire(point: str) -> None:
-    """Send the run's signal to this process if ``point`` is the run's point."""
+    """Send the run's signal to this process if ``point`` is the run's point (or, with a hold file,
+    wait there while that file exists: a cancel's SIGTERM interrupts the wait)."""
+    if _RUN["hold"] and point == _RUN["at"]:
+        _RUN["fired"] = True
+        while Path(_RUN["hold"]).exists():
+            time.sleep(0.05)
     if _RUN["signal"] and point == _RUN["at"]:
         _RUN["fired"] = True
         if _RUN["mark"]:
@@ -124,13 +133,14 @@ def main() -> int:
     parser.add_argument("--signal", choices=sorted(SIGNALS))
     parser.add_argument("--at", default="")
     parser.add_argument("--mark", type=Path)
+    parser.add_argument("--hold", type=Path)
     parser.add_argument("--plan", type=Path)
     parser.add_argument("cli", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     install()
     if args.plan:
         return run_plan(args.plan)
-    _RUN.update(signal=args.signal, at=args.at, mark=args.mark)
+    _RUN.update(signal=args.signal, at=args.at, mark=args.mark, hold=args.hold)
     return cli.main(args.cli[1:] if args.cli[:1] == ["--"] else args.cli)
 
 

@@ -10,6 +10,7 @@ select it); the app finds the query encoder of a corpus by the key its manifest 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,7 +22,14 @@ from pipeline.embed.encoders import HashingEncoder, register_encoder  # noqa: E4
 register_encoder(HashingEncoder())
 # Builds started from the browser run the CLI through the tests' driver: the same code path, with
 # the hashing encoder injected (tests/build_driver.py).
-job_runner.BUILD_PROGRAM = (str(Path(__file__).resolve().parent / "build_driver.py"), "--")
+# With ATLAS_TEST_BUILD_HOLD=FILE they wait as the cluster stage starts while FILE exists (a test
+# cancels a build that is certainly running).
+_HOLD = os.environ.get("ATLAS_TEST_BUILD_HOLD")
+job_runner.BUILD_PROGRAM = (
+    str(Path(__file__).resolve().parent / "build_driver.py"),
+    *(("--hold", _HOLD, "--at", "enter:cluster") if _HOLD else ()),
+    "--",
+)
 
 if __name__ == "__main__":
     from streamlit.web.cli import main

@@ -37,9 +37,15 @@ def root(small_artifacts, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(root, output_dir) -> Iterator[str]:
+def hold(tmp_path_factory) -> Path:
+    """While this file exists, builds started from the page wait as their cluster stage starts."""
+    return tmp_path_factory.mktemp("hold") / "hold"
+
+
+@pytest.fixture(scope="module")
+def server(root, hold, output_dir) -> Iterator[str]:
     # builds started from the page use the test encoder through tests/serve_app.py
-    with serve(root, output_dir / "add-server.log") as base:
+    with serve(root, output_dir / "add-server.log", env={"ATLAS_TEST_BUILD_HOLD": str(hold)}) as base:
         yield base
 
 
@@ -143,7 +149,7 @@ def test_upload_map_the_columns_build_and_open_the_map(tab, browser, server, roo
     tab.shot(output_dir, "add-3-map")
 
 
-def test_cancelling_a_build_leaves_the_corpus_as_it_was(tab, root, tmp_path, output_dir):
+def test_cancelling_a_build_leaves_the_corpus_as_it_was(tab, root, hold, tmp_path, output_dir):
     build = artifacts.corpus_path(root, "small").name
     more = tmp_path / "week 2.csv"
     more.write_bytes(unusual_csv(new_rows(80)[40:]).replace(b"Headline,Paper Body,Yr", b"title,abstract,year", 1))
@@ -153,13 +159,17 @@ def test_cancelling_a_build_leaves_the_corpus_as_it_was(tab, root, tmp_path, out
     into = tab.page.locator('[data-testid="stMain"]').get_by_label("Corpus", exact=True)  # that choice's box
     pick(tab, "Add them to a corpus", shows=into)
     choose(tab, "Corpus", "small")
-    tab.page.get_by_text("Find the topics again from scratch").click()  # a full fit: long enough to cancel
+    tab.page.get_by_text("Find the topics again from scratch").click()  # a full fit
     tab.settle()
-    tab.page.get_by_role("button", name="Add the papers to small").click()
-    wait_for_text(tab, r"Step [2-8] of 9")
-    tab.shot(output_dir, "add-4-running")
-    tab.page.get_by_role("button", name="Cancel").click()
-    text = wait_for_text(tab, r"was cancelled", timeout=60)
+    hold.touch()  # the build waits as its cluster stage starts, so it is still running when cancelled
+    try:
+        tab.page.get_by_role("button", name="Add the papers to small").click()
+        wait_for_text(tab, r"Step [2-8] of 9")
+        tab.shot(output_dir, "add-4-running")
+        tab.page.get_by_role("button", name="Cancel").click()
+        text = wait_for_text(tab, r"was cancelled", timeout=60)
+    finally:
+        hold.unlink(missing_ok=True)
     assert "The build of small was cancelled" in text and "small is as it was before" in text
     tab.shot(output_dir, "add-5-cancelled")
     # the previous artifacts are intact and load; the files of the cancelled build are gone again
