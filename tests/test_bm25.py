@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.analysis import bm25
+from pipeline.analysis import bm25, bm25_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXTS = [
@@ -28,7 +28,7 @@ TEXTS = [
 
 SAVE = """
 import sys
-from pipeline.analysis import bm25
+from pipeline.analysis import bm25, bm25_pairs
 texts = {texts!r}
 bm25.save_index(bm25.build_index(texts), __import__("pathlib").Path(sys.argv[1]), len(texts))
 """
@@ -78,7 +78,17 @@ def bm25s_index(texts):
     vocab = {word: i for i, word in enumerate(sorted({word for doc in docs for word in doc}))}
     index = bm25s.BM25()
     index.index(([[vocab[word] for word in doc] for doc in docs], vocab), show_progress=False)
+    index.pairs = reference_pairs(docs)
     return index
+
+
+def reference_pairs(docs: list[list[str]]) -> np.ndarray:
+    """Each token list's signature of adjacent words, one pair at a time (``bm25_pairs``' reference)."""
+    out = np.zeros((len(docs), bm25_pairs.BITS), dtype=bool)
+    for i, tokens in enumerate(docs):
+        for a, b in zip(tokens[:-1], tokens[1:], strict=True):
+            out[i, bm25_pairs.pair_bits(bm25_pairs.word_hashes([a]), bm25_pairs.word_hashes([b]))[0]] = True
+    return np.packbits(out, axis=1, bitorder="little")
 
 
 def assert_same_index(ours, theirs, tmp_path):
@@ -90,6 +100,7 @@ def assert_same_index(ours, theirs, tmp_path):
     for name in ("data", "indices", "indptr"):
         a, b = ours.scores[name], theirs.scores[name]
         assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert ours.pairs.dtype == np.uint8 and np.array_equal(ours.pairs, theirs.pairs)
     bm25.save_index(ours, tmp_path / "ours", ours.scores["num_docs"])
     bm25.save_index(theirs, tmp_path / "theirs", theirs.scores["num_docs"])
     files = sorted(p.name for p in (tmp_path / "ours").iterdir())
@@ -126,12 +137,15 @@ TEXT = st.one_of(st.text(), st.lists(st.sampled_from(WORDS + [" ", "-", ".", "\n
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(TEXT, max_size=6))
 def test_counted_tokens_are_bm25s_tokens(texts):
-    words, doc_len, row, col, tf = bm25.count_tokens(texts)
+    words, doc_len, row, col, tf, pairs = bm25.count_tokens(texts)
     expected = bm25.tokenize(texts) if texts else []
     assert doc_len.tolist() == [len(tokens) for tokens in expected]
+    assert pairs.shape == (len(texts), bm25_pairs.BYTES)
     for i, tokens in enumerate(expected):
         mine = row == i
         assert dict(zip((words[c] for c in col[mine]), tf[mine].tolist(), strict=True)) == Counter(tokens)
+        # the signature's bits are those of the text's adjacent tokens, hashed one pair at a time
+        np.testing.assert_array_equal(pairs[i], reference_pairs([tokens])[0])
     assert words == list(dict.fromkeys(token for tokens in expected for token in tokens))
 
 
@@ -237,6 +251,78 @@ def test_the_index_keeps_every_paper_that_holds_a_phrase():
     assert not index.phrase_candidates("zzz qqq").any()  # a word no paper has: none can hold it
     assert index.phrase_candidates("of the") is None  # nothing to narrow by: stop words only
     assert index.phrase_candidates("neural") is None  # one word is not a phrase
+
+
+def test_papers_holding_a_phrase_s_words_apart_are_left_out():
+    """The signatures of adjacent words leave out the papers that hold every word of a phrase but not
+    next to each other (stop words between them count as nothing, as the tokeniser drops them)."""
+    from explorer.services import search
+
+    abstracts = [
+        "Exploration in reinforcement learning: a study.",  # the words, apart
+        "Learning exploration of reinforcement signals.",  # the words, in another order
+        "We use deep-Reinforcement  learning\nexploration bonuses.",  # the phrase, across a line
+        "Reinforcement learning for exploration.",  # a stop word between: not the phrase, same tokens
+        "Diffusion models for image generation.",
+    ]
+    corpus = _tiny_corpus([None] * len(abstracts), abstracts)
+    index = search.build_bm25(corpus)
+    assert index.bm25.pairs.shape == (len(abstracts), bm25_pairs.BYTES)
+    # "for" is no token: the fourth paper makes the phrase's pairs too, and the check reads and rejects it
+    assert index.phrase_candidates("reinforcement learning exploration").tolist() == [0, 0, 1, 1, 0]
+    assert search.phrase_mask(corpus, "reinforcement learning exploration").tolist() == [0, 0, 1, 0, 0]
+    assert index.phrase_candidates("reinforcement learning for exploration").tolist() == [0, 0, 1, 1, 0]
+    assert index.phrase_candidates("forcement learning exploration").tolist() == [0, 0, 1, 1, 0]  # a word's end
+    assert not index.phrase_candidates("learning reinforcement exploration").any()
+    index.bm25.pairs = None  # an index without signatures (version 2) narrows by the words alone
+    assert index.phrase_candidates("reinforcement learning exploration").tolist() == [1, 1, 1, 1, 0]
+
+
+#: Words that make and break a phrase's pairs: stop words, one letter, hyphens and brackets,
+#: underscores, letters the check folds to ASCII, letters outside ASCII, words glued together.
+PHRASE_WORDS = WORDS + [
+    "reinforcement", "Learning", "learning", "exploration", "for", "a", "k-means", "deep-reinforcement",
+    "(LLMs)", "state-of-the-art", "ſtate", "ın", "x-ray", "learningexploration", "re", "is",
+]  # fmt: skip
+GAPS = [" ", " ", " ", "  ", "\n", "\t", "\u00a0", "-", ""]
+
+
+def test_no_paper_holding_a_phrase_cut_from_any_text_is_left_out():
+    """Texts of those words with any gaps (glued, hyphens, tabs, no-break spaces), phrases cut from
+    them at any two characters or as whole words: every paper holding one is among the candidates,
+    and the signatures leave out papers the words alone keep (or the check would be vacuous)."""
+    from explorer.services import search
+
+    rng = np.random.default_rng(7)
+
+    def text() -> str:
+        return "".join(rng.choice(PHRASE_WORDS) + rng.choice(GAPS) for _ in range(int(rng.integers(4, 16))))
+
+    titles, abstracts = [text() for _ in range(60)], [text() for _ in range(60)]
+    corpus = _tiny_corpus(titles, abstracts)
+    index = search.build_bm25(corpus)
+    signatures = index.bm25.pairs
+    checked = cut = 0
+    for _ in range(1500):
+        source = (titles + abstracts)[int(rng.integers(120))]
+        if rng.random() < 0.5:  # whole words, one space between them
+            words = source.split()
+            start = int(rng.integers(0, max(len(words) - 1, 1)))
+            query = " ".join(words[start : start + int(rng.integers(2, 5))])
+        else:  # any two characters
+            start = int(rng.integers(0, len(source)))
+            query = source[start : start + int(rng.integers(3, 40))]
+        if len(query.split()) < 2 or (candidates := index.phrase_candidates(query)) is None:
+            continue
+        holds = search.phrase_mask(corpus, query)
+        assert not (holds & ~candidates).any(), query
+        index.bm25.pairs = None
+        by_words = index.phrase_candidates(query)
+        index.bm25.pairs = signatures
+        assert not (candidates & ~by_words).any(), query  # the signatures only ever leave papers out
+        checked += 1
+        cut += int(candidates.sum() < by_words.sum())
+    assert checked > 500 and cut > 100, (checked, cut)
 
 
 def test_keyword_search_finds_the_same_papers_with_the_index_narrowing_the_phrase_check(monkeypatch):

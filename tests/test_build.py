@@ -144,6 +144,7 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     fresh = bm25.build_index(bm25.index_texts(shown["title"], shown["abstract"]))
     assert stored is not None and stored.scores["num_docs"] == len(lines)
     assert bm25.indexes_shown_text(folder / schema.KEYWORD_INDEX)
+    np.testing.assert_array_equal(stored.pairs, fresh.pairs)  # the new papers' adjacent words too
     new_text = shown["abstract"].iat[len(lines) - 1]
     for query in (" ".join(new_text.split()[3:7]), "planning agents", "graph neural networks"):
         tokens = bm25.tokenize([query])[0]

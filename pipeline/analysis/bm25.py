@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from pipeline.analysis import bm25_pairs
 from pipeline.analysis.bm25_scores import Counts, score_matrix
 from pipeline.core.background import map_chunks
 from pipeline.formats.blobs import pack, unpack
@@ -48,11 +49,14 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 #: Version of ``keyword_index/``: bump it when the tokeniser or the index's files change. Version 2
 #: indexes each paper's title and abstract as the app shows them (``index_texts``), so that its
 #: postings can narrow the exact-phrase check (``phrase_candidates``); version 1 indexed the cleaned
-#: ``papers.model_text``. The app ranks with either (``READABLE_VERSIONS``) and narrows the phrase check
-#: only with version 2; an index of any other version is not read (the app builds one in memory).
-INDEX_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+#: ``papers.model_text``. Version 3 adds each paper's signature of adjacent words (``pairs.npy``,
+#: ``pipeline.analysis.bm25_pairs``), which narrows the check further. The app ranks with any of them
+#: (``READABLE_VERSIONS``), narrows the phrase check from version 2 on and by the pairs from version 3
+#: on; an index of any other version is not read (the app builds one in memory).
+INDEX_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 SHOWN_TEXT_VERSION = 2
+PAIRS_VERSION = 3
 INDEX_META = "meta.json"
 
 
@@ -108,8 +112,9 @@ INDEX_CHUNK = 5_000
 
 def build_index(texts: Sequence[str]):
     """A ``bm25s.BM25`` index of ``texts`` (``index_texts`` of the papers in row order, or
-    :class:`ShownTexts` to make them a chunk at a time; None counts as an empty text). The app's
-    on-demand index and the build's artifact are both made here.
+    :class:`ShownTexts` to make them a chunk at a time; None counts as an empty text), with each
+    text's signature of adjacent words as its attribute ``pairs`` (``bm25_pairs.signatures``). The
+    app's on-demand index and the build's artifact are both made here.
 
     It is bm25s's own index of ``tokenize(texts)`` with the words numbered in sorted order (bm25s
     numbers them in a set's order, which changes with Python's string hashing from one process to
@@ -127,9 +132,10 @@ def build_index(texts: Sequence[str]):
         np.empty(entries, dtype=np.int32),
         np.concatenate([part[1] for part in parts] or [np.zeros(0, dtype=np.int64)]),
     )
+    pairs = np.concatenate([part[5] for part in parts] or [np.zeros((0, bm25_pairs.BYTES), dtype=np.uint8)])
     at = offset = 0
     while parts:  # each chunk copied into place, then let go
-        words, doc_len, row, col, tf = parts.pop(0)
+        words, doc_len, row, col, tf, _ = parts.pop(0)
         end = at + len(row)
         np.add(row, offset, out=counts.row[at:end])
         counts.col[at:end] = np.asarray([vocab[w] for w in words], dtype=np.int32)[col]
@@ -138,13 +144,15 @@ def build_index(texts: Sequence[str]):
     index = _array_bm25()()
     index.index(_Corpus(ids=counts, vocab=vocab), show_progress=False)
     index.__class__ = index.__class__.__bases__[0]  # built: a plain bm25s.BM25 from here on
+    index.pairs = pairs
     return index
 
 
 def count_tokens(texts: list[str]) -> tuple:
-    """One chunk's tokens, counted (a worker's task): ``(words, doc_len, row, col, tf)``, the
-    chunk's words in first-seen order, int64 tokens per text, and one entry per distinct word of
-    each text, in text order then word order: int32 text, int32 word (into ``words``), int32 count.
+    """One chunk's tokens, counted (a worker's task): ``(words, doc_len, row, col, tf, pairs)``, the
+    chunk's words in first-seen order, int64 tokens per text, one entry per distinct word of each
+    text, in text order then word order: int32 text, int32 word (into ``words``), int32 count; and
+    each text's signature of adjacent words (``bm25_pairs.signatures``).
 
     The tokens are :func:`tokenize`'s, found as bm25s finds them (lower case, the same pattern,
     the same stop words; tests/test_bm25.py compares them on any text) without its per-token
@@ -160,12 +168,14 @@ def count_tokens(texts: list[str]) -> tuple:
     flat = np.fromiter(chain.from_iterable(docs), dtype=np.int64, count=int(doc_len.sum()))
     width = max(len(numbers), 1)
     keys, tf = np.unique(np.repeat(np.arange(len(docs), dtype=np.int64), doc_len) * width + flat, return_counts=True)
+    words = list(numbers)
     return (
-        list(numbers),
+        words,
         doc_len,
         (keys // width).astype(np.int32),
         (keys % width).astype(np.int32),
         tf.astype(np.int32),
+        bm25_pairs.signatures(words, flat, doc_len),
     )
 
 
@@ -225,6 +235,7 @@ def save_index(index, folder: Path, n_docs: int) -> None:
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     index.save(tmp, allow_pickle=False, show_progress=False)
+    np.save(tmp / bm25_pairs.FILE, index.pairs)
     (tmp / INDEX_META).write_text(json.dumps(_meta(n_docs), indent=1), encoding="utf-8")
     tmp.rename(folder)
 
@@ -271,7 +282,20 @@ def load_index(folder: Path, n_docs: int):
         return None
     if index.scores.get("num_docs") != n_docs:
         return None
+    index.pairs = _load_pairs(folder, n_docs)
     return index
+
+
+def _load_pairs(folder: Path, n_docs: int) -> np.ndarray | None:
+    """The index's signatures of adjacent words, memory-mapped, or None (an index before
+    ``PAIRS_VERSION``, or a file that does not fit)."""
+    try:
+        if json.loads((folder / INDEX_META).read_text(encoding="utf-8")).get("version", 0) < PAIRS_VERSION:
+            return None
+        pairs = np.load(folder / bm25_pairs.FILE, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, TypeError):
+        return None
+    return pairs if pairs.shape == (n_docs, bm25_pairs.BYTES) and pairs.dtype == np.uint8 else None
 
 
 def parameters() -> dict:
@@ -388,6 +412,8 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
     holds exactly: it is ASCII letters and digits (which the check's case folding matches only with
     ASCII and the letters ``index_texts`` indexes as ASCII), and no stop word (which the tokeniser
     drops) could be the run that holds it. Other words are skipped, which only keeps more papers.
+    With the index's signatures of adjacent words (``pairs``, version 3), a paper must also hold
+    each pair of adjacent tokens the phrase makes (``bm25_pairs``).
 
     Args:
         index: a ``bm25s.BM25`` of ``index_texts``.
@@ -429,4 +455,11 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
         for t in ids:
             holds[indices[indptr[t] : indptr[t + 1]]] = True
         out = holds if out is None else out & holds
+    signature = getattr(index, "pairs", None)
+    if signature is not None and out.any():  # and only those that hold the phrase's words together
+        variants = bm25_pairs.token_variants(index, words_by_id, query)
+        if variants is None:
+            return np.zeros(n, dtype=bool)
+        rows = np.flatnonzero(out)
+        out[rows[~bm25_pairs.keep_pairs(signature, rows, variants)]] = False
     return out

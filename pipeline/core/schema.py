@@ -53,8 +53,10 @@ FILES: dict[str, str] = {
     "embeddings at a fixed temperature of 0.05 (rows sum to 1; a relative score, not a calibrated probability)",
     BERTOPIC_DIR: "the fitted BERTopic model saved with safetensors (never pickle)",
     KEYWORD_INDEX: "the keyword search's BM25 index of each paper's title and abstract as shown (bm25s's own files: "
-    "the score matrix as .npy arrays the app memory-maps, vocabulary and parameters as JSON) and meta.json with its "
-    "version, tokeniser, what it indexes and paper count; rebuilt by every build, including one that adds papers",
+    "the score matrix as .npy arrays the app memory-maps, vocabulary and parameters as JSON), `pairs.npy` (each "
+    "paper's 128-byte signature of the pairs of words its title and abstract hold next to each other, which narrows "
+    "the exact-phrase check) and meta.json with its version, tokeniser, what it indexes and paper count; rebuilt by "
+    "every build, including one that adds papers",
     MAP: "what the map draws besides the papers, computed once by the build instead of by the app's first "
     "visitor: the topics' colours (touching topics never share one, `pipeline.formats.palette.map_colouring`), "
     "the pairs of topics that touch on the map with their links, and `spacing`, how close the closest papers lie "
