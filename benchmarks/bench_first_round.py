@@ -16,6 +16,10 @@ the first round's size changes only how many papers are read to find them.
 ``--read-ahead`` compares instead the phrase check with and without asking the kernel for the
 rows' pages first (``explorer.services.readahead``; off: the same code with the hint withheld), at
 the first round's default size; results in ``benchmarks/results/read-ahead.json``.
+``--signatures`` compares the phrase check narrowed by the index's signatures of adjacent words
+(``pipeline.analysis.bm25_pairs``, ``keyword_index/pairs.npy``) and by its words alone (off: the
+same code and files with the signatures withheld, as an index of version 2 is read), read-ahead on
+in both; results in ``benchmarks/results/pair-signatures.json``.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ if not {read_ahead}:
 {count_reads}
 corpus = data.load_corpus(Path({art!r}), {name!r})
 index = search.open_bm25(corpus)
+if not {signatures}:
+    index.bm25.pairs = None
 search._python_space()
 out = []
 for q in [{first!r}, {first!r}] + [q for q in {queries!r} if q != {first!r}]:
@@ -56,7 +62,7 @@ print(json.dumps(out))
 """
 
 
-def one(art: Path, size: int, first: str, read_ahead: bool = True) -> list[dict]:
+def one(art: Path, size: int, first: str, read_ahead: bool = True, signatures: bool = True) -> list[dict]:
     """A fresh process after the page cache was emptied: ``first`` cold, again, then the others."""
     drop_page_cache()
     code = CHILD.format(
@@ -68,6 +74,7 @@ def one(art: Path, size: int, first: str, read_ahead: bool = True) -> list[dict]
         size=size,
         count_reads=COUNT_READS,
         read_ahead=read_ahead,
+        signatures=signatures,
     )
     return run_child(code, ROOT)
 
@@ -79,24 +86,28 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--sizes", type=int, nargs=2, default=[256, 64])
     ap.add_argument("--read-ahead", action="store_true", help="compare read-ahead on and off, not two sizes")
+    ap.add_argument("--signatures", action="store_true", help="compare the pairs' signatures on and off")
     ap.add_argument(
         "--out", type=Path, help="results (default: benchmarks/results/first-round.json or read-ahead.json)"
     )
     args = ap.parse_args()
-    out = args.out or ROOT / "benchmarks" / "results" / ("read-ahead.json" if args.read_ahead else "first-round.json")
+    kind = "pair-signatures" if args.signatures else "read-ahead" if args.read_ahead else "first-round"
+    out = args.out or ROOT / "benchmarks" / "results" / f"{kind}.json"
     art = make(args.work, args.papers)
     from explorer.services.search import PHRASE_FIRST_ROUND as default
 
-    variants = (
-        {"on": (default, True), "off": (default, False)} if args.read_ahead else {s: (s, True) for s in args.sizes}
-    )
+    variants = {
+        "pair-signatures": {"on": (default, True, True), "off": (default, True, False)},
+        "read-ahead": {"on": (default, True, True), "off": (default, False, True)},
+        "first-round": {s: (s, True, True) for s in args.sizes},
+    }[kind]
     names = list(variants)
     runs: dict = {name: [] for name in names}
     for i in range(args.pairs):
         for query in QUERIES:
             for name in names if (i + QUERIES.index(query)) % 2 == 0 else names[::-1]:
-                size, ahead = variants[name]
-                searches = one(art, size, query, ahead)
+                size, ahead, signatures = variants[name]
+                searches = one(art, size, query, ahead, signatures)
                 runs[name].append(searches)
                 print(json.dumps({"variant": name, "query": query, "cold_s": round(searches[0]["s"], 3),
                                   "again_s": round(searches[1]["s"], 3), "papers_read": searches[0]["papers_read"],
