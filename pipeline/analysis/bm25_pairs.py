@@ -22,6 +22,7 @@ index's words end (start) with it.
 from __future__ import annotations
 
 import re
+import zlib
 
 import numpy as np
 
@@ -46,48 +47,18 @@ _RUN = re.compile(r"(?u)\b\w\w+\b")  # the tokeniser's pattern (bm25.TOKEN_PATTE
 
 
 def word_hashes(words: list[str]) -> np.ndarray:
-    """uint64 hash of each word, the same in every process (FNV-1a's constants over its UTF-8 bytes,
-    computed for all words at once)."""
-    if not words:
-        return np.zeros(0, dtype=np.uint64)
-    encoded = [w.encode("utf-8") for w in words]
-    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-    data = np.frombuffer(b"".join(encoded), dtype=np.uint8).astype(np.uint64)
-    starts = np.zeros(len(words), dtype=np.int64)
-    np.cumsum(lengths[:-1], out=starts[1:])
-    position = np.arange(len(data), dtype=np.int64) - np.repeat(starts, lengths)
-    # a polynomial hash: sum of byte * P**(position + 1), wrapping at 64 bits, plus the length
-    powers = _powers(int(lengths.max()) + 1)
-    with np.errstate(over="ignore"):
-        terms = (data + np.uint64(1)) * powers[position + 1]
-        out = np.zeros(len(words), dtype=np.uint64)
-        nonempty = lengths > 0
-        out[nonempty] = np.add.reduceat(terms, starts[nonempty])
-        return out ^ (lengths.astype(np.uint64) * _M2)
-
-
-_POWERS = np.ones(1, dtype=np.uint64)
-
-
-def _powers(n: int) -> np.ndarray:
-    global _POWERS
-    if len(_POWERS) < n:
-        out = np.empty(max(n, 2 * len(_POWERS)), dtype=np.uint64)
-        out[0] = 1
-        with np.errstate(over="ignore"):
-            for i in range(1, len(out)):  # a few hundred at most: the longest token's length
-                out[i] = out[i - 1] * np.uint64(0x100000001B3)
-        _POWERS = out
-    return _POWERS
+    """uint64 hash of each word, the same in every process: the CRC-32 of its UTF-8 bytes (two words
+    of one hash only set each other's bits: a paper kept for the check to reject, never one lost)."""
+    return np.fromiter(map(zlib.crc32, map(str.encode, words)), dtype=np.uint64, count=len(words))
 
 
 def _mixed(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """uint64 hash of each ordered pair of word hashes (in place where it can: the build hashes
-    every pair of a chunk's texts at once)."""
+    """uint64 hash of each ordered pair of word hashes (a multiply spreads the first over 64 bits,
+    the second is added, a second multiply carries every bit into the top ones the bits are read
+    from)."""
     with np.errstate(over="ignore"):
-        mixed = second >> np.uint64(29)
-        mixed ^= second
-        mixed += first * _M1
+        mixed = first * _M1
+        mixed += second
         mixed *= _M2
     return mixed
 
