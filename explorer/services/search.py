@@ -254,9 +254,9 @@ def keyword_search(
     Only the papers needed are checked for the phrase: best scores first, in growing rounds, until
     ``k`` of them contain it (then no paper further down can enter the first ``k``) or every match is
     checked. A million abstracts are never all read for a common phrase. When the first round does
-    not find ``k``, the index's postings leave out the papers that cannot hold the phrase
-    (``KeywordIndex.phrase_candidates``), so that a rare phrase reads a few thousand abstracts, not
-    every paper sharing a word with it.
+    not find ``k``, the index (its postings and signatures of adjacent words) leaves out the papers
+    that cannot hold the phrase (``KeywordIndex.phrase_candidates``): a rare phrase reads a few
+    hundred or thousand abstracts, not every paper sharing a word with it.
 
     Args:
         index: from ``open_bm25`` (or ``explorer.ui.caches.bm25_index``).

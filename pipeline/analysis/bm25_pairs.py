@@ -77,19 +77,41 @@ def _bit(mixed: np.ndarray, h: int) -> np.ndarray:
 
 def signatures(words: list[str], flat: np.ndarray, doc_len: np.ndarray) -> np.ndarray:
     """uint8 ``(texts, BYTES)``: each text's signature, from its tokens (``flat``: every text's token
-    ids into ``words`` in text order, one text after another; ``doc_len``: tokens per text)."""
-    n = len(doc_len)
-    bits = np.zeros((n + 1) * BITS, dtype=bool)  # a last row for the pairs that join two texts
+    ids into ``words`` in text order, one text after another; ``doc_len``: tokens per text).
+
+    Compiled (numba, on first use): the same pairs hashed in numpy took a chunk of 5,000 texts
+    26 ms alone and about 90 ms inside the build's token counting (its arrays' fresh pages), which
+    made the keyword index 1.4 times slower to build at a million papers."""
+    out = np.zeros((len(doc_len), BYTES), dtype=np.uint8)
     if len(flat) >= 2:
-        hashes = word_hashes(words)[flat]
-        mixed = _mixed(hashes[:-1], hashes[1:])  # pair i: tokens i and i + 1
-        row = np.repeat(np.arange(0, n * BITS, BITS, dtype=np.int64), doc_len)[1:]  # the text of token i + 1
-        starts = np.cumsum(doc_len) - doc_len
-        joins = starts[(doc_len > 0) & (starts > 0)] - 1  # pairs whose second token starts a text
-        row[joins] = n * BITS
-        for h in range(HASHES):
-            bits[row + _bit(mixed, h)] = True
-    return np.packbits(bits[: n * BITS].reshape(n, BITS), axis=1, bitorder="little")
+        _signatures_jit()(word_hashes(words), np.ascontiguousarray(flat, dtype=np.int64), doc_len.astype(np.int64), out)
+    return out
+
+
+_SIGNATURES = None
+
+
+def _signatures_jit():
+    global _SIGNATURES
+    if _SIGNATURES is None:
+        import numba
+
+        m1, m2, width, mask, hashes = _M1, _M2, np.uint64(_WIDTH), np.uint64(BITS - 1), HASHES
+        top, three, seven, one = np.uint64(64), np.uint64(3), np.uint64(7), np.uint8(1)
+
+        @numba.njit(cache=True, nogil=True)
+        def fill(word_hash, flat, doc_len, out):  # pragma: no cover - compiled
+            at = 0
+            for doc in range(len(doc_len)):
+                for i in range(at, at + doc_len[doc] - 1):
+                    mixed = (word_hash[flat[i]] * m1 + word_hash[flat[i + 1]]) * m2  # wraps at 64 bits
+                    for h in range(hashes):
+                        bit = (mixed >> (top - width * np.uint64(h + 1))) & mask
+                        out[doc, bit >> three] |= one << np.uint8(bit & seven)
+                at += doc_len[doc]
+
+        _SIGNATURES = fill
+    return _SIGNATURES
 
 
 def phrase_tokens(query: str, stop: frozenset[str]) -> list[tuple[str, str] | None]:
