@@ -45,8 +45,8 @@ from explorer.services import search
 from explorer.state import data
 search.PHRASE_FIRST_ROUND = {size}
 if not {read_ahead}:
-    from explorer.services import readahead
-    readahead._madvise = lambda: None
+    from pipeline.core import pages
+    pages.madvise = lambda: None
 {count_reads}
 corpus = data.load_corpus(Path({art!r}), {name!r})
 index = search.open_bm25(corpus)

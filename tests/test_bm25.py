@@ -231,12 +231,13 @@ def _tiny_corpus(titles, abstracts):
     return SimpleNamespace(n_papers=len(titles), papers=papers)
 
 
-def test_the_index_keeps_every_paper_that_holds_a_phrase():
+def test_the_index_keeps_every_paper_that_holds_a_phrase(monkeypatch):
     """Glued words, a Kelvin sign, a long s, dotted and dotless i, tabs and no-break spaces, a
     hyphen, LaTeX: every paper the exact-phrase check finds is among the index's candidates, and the
     candidates are fewer than the papers for most phrases (or the narrowing would be pointless)."""
     from explorer.services import search
 
+    monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)  # the signatures read for any number of papers
     corpus = _tiny_corpus(ODD_TITLES, ODD_ABSTRACTS)
     index = search.build_bm25(corpus)
     narrowed = 0
@@ -253,7 +254,7 @@ def test_the_index_keeps_every_paper_that_holds_a_phrase():
     assert index.phrase_candidates("neural") is None  # one word is not a phrase
 
 
-def test_papers_holding_a_phrase_s_words_apart_are_left_out():
+def test_papers_holding_a_phrase_s_words_apart_are_left_out(monkeypatch):
     """The signatures of adjacent words leave out the papers that hold every word of a phrase but not
     next to each other (stop words between them count as nothing, as the tokeniser drops them)."""
     from explorer.services import search
@@ -267,6 +268,9 @@ def test_papers_holding_a_phrase_s_words_apart_are_left_out():
     ]
     corpus = _tiny_corpus([None] * len(abstracts), abstracts)
     index = search.build_bm25(corpus)
+    # with no more papers holding the words than the check's next round reads, the signatures are not read
+    assert index.phrase_candidates("reinforcement learning exploration").tolist() == [1, 1, 1, 1, 0]
+    monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)
     assert index.bm25.pairs.shape == (len(abstracts), bm25_pairs.BYTES)
     # "for" is no token: the fourth paper makes the phrase's pairs too, and the check reads and rejects it
     assert index.phrase_candidates("reinforcement learning exploration").tolist() == [0, 0, 1, 1, 0]
@@ -287,12 +291,13 @@ PHRASE_WORDS = WORDS + [
 GAPS = [" ", " ", " ", "  ", "\n", "\t", "\u00a0", "-", ""]
 
 
-def test_no_paper_holding_a_phrase_cut_from_any_text_is_left_out():
+def test_no_paper_holding_a_phrase_cut_from_any_text_is_left_out(monkeypatch):
     """Texts of those words with any gaps (glued, hyphens, tabs, no-break spaces), phrases cut from
     them at any two characters or as whole words: every paper holding one is among the candidates,
     and the signatures leave out papers the words alone keep (or the check would be vacuous)."""
     from explorer.services import search
 
+    monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)
     rng = np.random.default_rng(7)
 
     def text() -> str:
@@ -333,6 +338,7 @@ def test_keyword_search_finds_the_same_papers_with_the_index_narrowing_the_phras
     corpus = _tiny_corpus(ODD_TITLES * 3, ODD_ABSTRACTS * 3)
     index = search.build_bm25(corpus)
     plain = search.KeywordIndex(index.bm25, shown_text=False)
+    monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)
     monkeypatch.setattr(search, "PHRASE_FIRST_ROUND", 1)
     monkeypatch.setattr(search, "PHRASE_ROUND_GROWTH", 2)
     for query in PHRASES:
@@ -344,15 +350,16 @@ def test_keyword_search_finds_the_same_papers_with_the_index_narrowing_the_phras
             np.testing.assert_array_equal(a.exact, search.phrase_mask(corpus, query)[a.rows], err_msg=query)
 
 
-def test_real_abstracts_phrases_cut_anywhere_are_kept(small_artifacts):
+def test_real_abstracts_phrases_cut_anywhere_are_kept(small_artifacts, monkeypatch):
     """Phrases cut from the fixture's own abstracts at any character (the first word the end of a
     word, the last the start of one) are found among the candidates wherever they are held."""
     from explorer.services import search
     from explorer.state import data
 
+    monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)
     corpus = data.load_corpus(small_artifacts, "small")
     index = search.open_bm25(corpus)
-    assert index.shown_text
+    assert index.shown_text and index.bm25.pairs is not None
     rng = np.random.default_rng(11)
     abstracts = corpus.papers["abstract"].tolist()
     tried = 0

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from explorer.services import readahead
+from pipeline.core import pages
 
 PAGE = 4096
 
@@ -19,9 +20,9 @@ PAGE = 4096
 def test_page_ranges_join_adjacent_and_overlapping_pages():
     starts = np.array([5000, 10, 4095, 20_000, 9000, 30_000])
     ends = np.array([5001, 20, 4097, 20_000, 13_000, 30_001])  # 20,000: empty, no page
-    assert readahead.page_ranges(starts, ends, page=PAGE) == [(0, 4 * PAGE), (7 * PAGE, PAGE)]
-    assert readahead.page_ranges(np.array([1]), np.array([1]), page=PAGE) == []
-    assert readahead.page_ranges(np.array([PAGE]), np.array([2 * PAGE]), page=PAGE) == [(PAGE, PAGE)]
+    assert pages.page_ranges(starts, ends, page=PAGE) == [(0, 4 * PAGE), (7 * PAGE, PAGE)]
+    assert pages.page_ranges(np.array([1]), np.array([1]), page=PAGE) == []
+    assert pages.page_ranges(np.array([PAGE]), np.array([2 * PAGE]), page=PAGE) == [(PAGE, PAGE)]
 
 
 def _pages(ranges) -> set[int]:
@@ -49,8 +50,8 @@ def test_the_hints_are_the_pages_of_the_rows_offsets_then_of_their_text(kind, mo
     chunk = pa.array(texts, type=kind).slice(17, 2500)  # an offset into the buffers, as a slice has
     rows = np.array([0, 3, 4, 900, 901, 2499, 1500, 7])
     calls: list[list[tuple[int, int]]] = []
-    monkeypatch.setattr(readahead, "_madvise", lambda: object())
-    monkeypatch.setattr(readahead, "_advise", lambda ranges: calls.append(ranges))
+    monkeypatch.setattr(pages, "madvise", lambda: object())
+    monkeypatch.setattr(pages, "advise", lambda ranges: calls.append(ranges))
     assert readahead.read_ahead([(chunk, rows)])
     offset_pages, text_pages = _needed(chunk, rows, 8 if kind == pa.large_string() else 4)
     assert len(calls) == 2  # the offsets first, then the texts
@@ -81,10 +82,29 @@ def test_the_kernel_takes_every_hint_on_a_memory_mapped_file(tmp_path, monkeypat
         w.write_table(pa.table({"abstract": pa.array(texts, type=pa.large_string())}), max_chunksize=6_000)
     table = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
     answers = []
-    call = readahead._madvise()
-    monkeypatch.setattr(readahead, "_advise", lambda ranges: answers.extend(call(a, n, 3) for a, n in ranges))
+    call = pages.madvise()
+    monkeypatch.setattr(pages, "advise", lambda ranges: answers.extend(call(a, n, 3) for a, n in ranges) or True)
     column = table.column("abstract").to_pandas(types_mapper=pd.ArrowDtype)
     rows = np.array([19_999, 0, 6_001, 12_345, 5_999])
     assert readahead.read_ahead_columns([column], rows).tolist() == rows.tolist()
     assert answers and all(a == 0 for a in answers)
     assert column.iloc[rows].tolist() == [texts[r] for r in rows]
+
+
+def test_the_pages_of_rows_of_a_memory_mapped_array_are_asked_for(tmp_path, monkeypatch):
+    """``pages.advise_rows``: the pages of exactly the rows asked for (the keyword index's signatures,
+    ``np.load`` memory-mapped), which the kernel accepts; an array in memory gets no hint."""
+    rows_of = np.arange(5_000 * 128, dtype=np.uint32).astype(np.uint8).reshape(5_000, 128)
+    np.save(tmp_path / "pairs.npy", rows_of)
+    mapped = np.load(tmp_path / "pairs.npy", mmap_mode="r")
+    rows = np.array([4_999, 0, 31, 32, 2_500])
+    asked, answers = [], []
+    call = pages.madvise()
+    monkeypatch.setattr(
+        pages, "advise", lambda ranges: asked.extend(ranges) or answers.extend(call(a, n, 3) for a, n in ranges) or True
+    )
+    assert pages.advise_rows(mapped, rows)
+    base = mapped.ctypes.data
+    want = {(base + r * 128) // PAGE for r in rows} | {(base + r * 128 + 127) // PAGE for r in rows}
+    assert _pages(asked) == want and all(a == 0 for a in answers)
+    assert not pages.advise_rows(np.asarray(mapped), rows)  # not a mapping: nothing to ask

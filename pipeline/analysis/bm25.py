@@ -15,6 +15,7 @@ The tokeniser is bm25s's: lower case, tokens are runs of two or more word charac
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -413,13 +414,13 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
     ASCII and the letters ``index_texts`` indexes as ASCII), and no stop word (which the tokeniser
     drops) could be the run that holds it. Other words are skipped, which only keeps more papers.
     With the index's signatures of adjacent words (``pairs``, version 3), a paper must also hold
-    each pair of adjacent tokens the phrase makes (``bm25_pairs``).
+    each pair of adjacent tokens the phrase makes (``bm25_pairs``), where more than
+    ``bm25_pairs.MIN_ROWS`` papers hold its words.
 
     Args:
         index: a ``bm25s.BM25`` of ``index_texts``.
         words_by_id: ``vocabulary(index)``.
     """
-    import pyarrow.compute as pc
     from bm25s.stopwords import STOPWORDS_EN
 
     words = query.split()
@@ -427,6 +428,7 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
         return None
     n = int(index.scores["num_docs"])
     indptr, indices = index.scores["indptr"], index.scores["indices"]
+    affix = _affix_ids(words_by_id)
     lists = []
     for place, word in enumerate(words):
         if not _PLAIN_WORD.fullmatch(word):
@@ -440,8 +442,7 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
             first = place == 0
             if any(stop.endswith(word) if first else stop.startswith(word) for stop in STOPWORDS_EN):
                 continue
-            hit = (pc.ends_with if first else pc.starts_with)(words_by_id, word)
-            ids = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+            ids = affix("ends" if first else "starts", word)
             if len(ids) > AFFIX_WORDS_MAX:
                 continue
         if not len(ids):  # no paper holds this word where the phrase needs it
@@ -456,10 +457,23 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
             holds[indices[indptr[t] : indptr[t + 1]]] = True
         out = holds if out is None else out & holds
     signature = getattr(index, "pairs", None)
-    if signature is not None and out.any():  # and only those that hold the phrase's words together
-        variants = bm25_pairs.token_variants(index, words_by_id, query)
+    rows = np.flatnonzero(out)
+    if signature is not None and len(rows) > bm25_pairs.MIN_ROWS:  # and those holding the words together
+        variants = bm25_pairs.token_variants(index, words_by_id, affix, query)
         if variants is None:
             return np.zeros(n, dtype=bool)
-        rows = np.flatnonzero(out)
         out[rows[~bm25_pairs.keep_pairs(signature, rows, variants)]] = False
     return out
+
+
+def _affix_ids(words_by_id: pa.Array):
+    """``ids(kind, run)``: the ids of the index's words that end (``"ends"``) or start (``"starts"``)
+    with ``run``, each looked up once per query (a scan of every word)."""
+    import pyarrow.compute as pc
+
+    @functools.cache
+    def ids(kind: str, run: str) -> np.ndarray:
+        hit = (pc.ends_with if kind == "ends" else pc.starts_with)(words_by_id, run)
+        return np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+
+    return ids

@@ -26,6 +26,8 @@ import zlib
 
 import numpy as np
 
+from pipeline.core import pages
+
 #: Bits of a paper's signature (a power of two) and bits each pair sets (a Bloom filter's hashes):
 #: a title and abstract make about 150 pairs, which set about a quarter of 1,024 bits two at a
 #: time, so a paper passes a pair it does not hold about one time in sixteen (with 512 bits and one
@@ -42,6 +44,11 @@ _M2 = np.uint64(0xC2B2AE3D27D4EB4F)
 #: this many, and no pair is asked for there (as ``bm25.AFFIX_WORDS_MAX`` for the words).
 VARIANTS_MAX = 64
 FILE = "pairs.npy"
+#: The signatures are read only where more papers than this hold the phrase's words: the phrase
+#: check's next round (8 times its first 256) reads that many texts at once anyway, and reading
+#: their signatures first only adds a wait on a cold disk (a phrase whose words 117 of a million
+#: papers hold took 0.26 s against 0.16 s with them, BENCHMARKS.md).
+MIN_ROWS = 2_048
 
 _RUN = re.compile(r"(?u)\b\w\w+\b")  # the tokeniser's pattern (bm25.TOKEN_PATTERN)
 
@@ -75,43 +82,25 @@ def _bit(mixed: np.ndarray, h: int) -> np.ndarray:
     return ((mixed >> np.uint64(64 - _WIDTH * (h + 1))) & np.uint64(BITS - 1)).astype(np.int64)
 
 
-def signatures(words: list[str], flat: np.ndarray, doc_len: np.ndarray) -> np.ndarray:
+def signatures(words: list[str], flat: np.ndarray, doc_len: np.ndarray, block: int = 32_768) -> np.ndarray:
     """uint8 ``(texts, BYTES)``: each text's signature, from its tokens (``flat``: every text's token
-    ids into ``words`` in text order, one text after another; ``doc_len``: tokens per text).
-
-    Compiled (numba, on first use): the same pairs hashed in numpy took a chunk of 5,000 texts
-    26 ms alone and about 90 ms inside the build's token counting (its arrays' fresh pages), which
-    made the keyword index 1.4 times slower to build at a million papers."""
-    out = np.zeros((len(doc_len), BYTES), dtype=np.uint8)
+    ids into ``words`` in text order, one text after another; ``doc_len``: tokens per text). The
+    pairs are hashed ``block`` at a time, so that the temporary arrays stay small."""
+    n = len(doc_len)
+    bits = np.zeros(n * BITS, dtype=bool)
     if len(flat) >= 2:
-        _signatures_jit()(word_hashes(words), np.ascontiguousarray(flat, dtype=np.int64), doc_len.astype(np.int64), out)
-    return out
-
-
-_SIGNATURES = None
-
-
-def _signatures_jit():
-    global _SIGNATURES
-    if _SIGNATURES is None:
-        import numba
-
-        m1, m2, width, mask, hashes = _M1, _M2, np.uint64(_WIDTH), np.uint64(BITS - 1), HASHES
-        top, three, seven, one = np.uint64(64), np.uint64(3), np.uint64(7), np.uint8(1)
-
-        @numba.njit(cache=True, nogil=True)
-        def fill(word_hash, flat, doc_len, out):  # pragma: no cover - compiled
-            at = 0
-            for doc in range(len(doc_len)):
-                for i in range(at, at + doc_len[doc] - 1):
-                    mixed = (word_hash[flat[i]] * m1 + word_hash[flat[i + 1]]) * m2  # wraps at 64 bits
-                    for h in range(hashes):
-                        bit = (mixed >> (top - width * np.uint64(h + 1))) & mask
-                        out[doc, bit >> three] |= one << np.uint8(bit & seven)
-                at += doc_len[doc]
-
-        _SIGNATURES = fill
-    return _SIGNATURES
+        hashes = word_hashes(words)
+        start = np.repeat(np.arange(0, n * BITS, BITS, dtype=np.int64), doc_len)  # each token's text's first bit
+        last = np.zeros(len(flat), dtype=bool)  # a text's last token pairs with nothing
+        last[(np.cumsum(doc_len) - 1)[doc_len > 0]] = True
+        for s in range(0, len(flat) - 1, block):
+            e = min(s + block, len(flat) - 1)  # pairs s .. e - 1: tokens i and i + 1
+            h = hashes[flat[s : e + 1]]
+            within = ~last[s:e]
+            mixed, row = _mixed(h[:-1], h[1:])[within], start[s + 1 : e + 1][within]
+            for k in range(HASHES):
+                bits[row + _bit(mixed, k)] = True
+    return np.packbits(bits.reshape(n, BITS), axis=1, bitorder="little")
 
 
 def phrase_tokens(query: str, stop: frozenset[str]) -> list[tuple[str, str] | None]:
@@ -161,11 +150,15 @@ def keep_pairs(
             bit of a word it holds.
     """
     keep = np.ones(len(rows), dtype=bool)
-    for left, right in zip(variants[:-1], variants[1:], strict=True):
-        if left is None or right is None or not keep.any():
-            continue
-        live = rows[keep]
-        sig = np.asarray(signature[live])  # one read of the rows' signatures (a memory-mapped file)
+    asked = [(left, right) for left, right in zip(variants[:-1], variants[1:], strict=True) if left and right]
+    if not asked:
+        return keep
+    pages.advise_rows(signature, rows)  # on a cold disk the rows' pages are read together
+    every = np.asarray(signature[rows])  # one read of the rows' signatures (a memory-mapped file)
+    for left, right in asked:
+        if not keep.any():
+            break
+        live, sig = rows[keep], every[keep]
         found = np.zeros(len(live), dtype=bool)
         for a, holds_a in _held(live, *left):
             for b, holds_b in _held(live, *right):
@@ -193,7 +186,7 @@ def _held(live: np.ndarray, words: list[str], postings: list[np.ndarray]) -> lis
     return out
 
 
-def token_variants(index, words_by_id, query: str) -> list | None:
+def token_variants(index, words_by_id, affix_ids, query: str) -> list | None:
     """Per token of ``query`` as the phrase (:func:`phrase_tokens`): the index's words it may be and
     each one's papers (``keep_pairs``' ``variants``), None where unknown; None instead of the list
     when the phrase needs a token no paper has.
@@ -201,8 +194,9 @@ def token_variants(index, words_by_id, query: str) -> list | None:
     Args:
         index: a ``bm25s.BM25`` of ``bm25.index_texts``.
         words_by_id: ``bm25.vocabulary(index)``.
+        affix_ids: ``(kind, run) -> ids`` of the index's words that end (``"ends"``) or start
+            (``"starts"``) with ``run``.
     """
-    import pyarrow.compute as pc
     from bm25s.stopwords import STOPWORDS_EN
 
     indptr, indices = index.scores["indptr"], index.scores["indices"]
@@ -212,16 +206,11 @@ def token_variants(index, words_by_id, query: str) -> list | None:
             out.append(None)
             continue
         kind, run = token
-        if kind == "exact":
-            ids = [index.vocab_dict[run]] if run in index.vocab_dict else []
-        else:
-            hit = (pc.ends_with if kind == "ends" else pc.starts_with)(words_by_id, run)
-            ids = np.flatnonzero(hit.to_numpy(zero_copy_only=False)).tolist()
-        if not ids:
+        ids = ([index.vocab_dict[run]] if run in index.vocab_dict else []) if kind == "exact" else affix_ids(kind, run)
+        if not len(ids):
             return None
         if len(ids) > VARIANTS_MAX:
             out.append(None)
             continue
-        words = [words_by_id[t].as_py() for t in ids]
-        out.append((words, [indices[indptr[t] : indptr[t + 1]] for t in ids]))
+        out.append(([words_by_id[int(t)].as_py() for t in ids], [indices[indptr[t] : indptr[t + 1]] for t in ids]))
     return out
