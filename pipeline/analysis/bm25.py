@@ -235,8 +235,11 @@ def save_index(index, folder: Path, n_docs: int) -> None:
     folder = Path(folder)
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
+    pairs = getattr(index, "pairs", None)
+    if pairs is None or pairs.shape != (n_docs, bm25_pairs.BYTES):
+        raise ValueError("an index is saved with its signatures of adjacent words, as build_index makes it")
     index.save(tmp, allow_pickle=False, show_progress=False)
-    np.save(tmp / bm25_pairs.FILE, index.pairs)
+    np.save(tmp / bm25_pairs.FILE, np.asarray(pairs), allow_pickle=False)
     (tmp / INDEX_META).write_text(json.dumps(_meta(n_docs), indent=1), encoding="utf-8")
     tmp.rename(folder)
 

@@ -8,10 +8,10 @@ phrase, and the check read the titles and abstracts of 16,640 of them (BENCHMARK
 now also writes, for each paper, which pairs of adjacent tokens its title and abstract hold
 (``keyword_index/pairs.npy``): each pair of the token stream the index counts (lower case, stop
 words dropped, in text order) sets :data:`HASHES` of :data:`BITS` bits, chosen by a hash of the
-two words, so a paper's signature is :data:`BYTES` bytes. A paper can hold a phrase only if every pair of
-adjacent tokens the phrase makes has its bit set; a bit set by another pair only keeps a paper
-that cannot hold the phrase, which the check then reads and rejects: the signature never drops a
-paper that holds it.
+two words, so a paper's signature is :data:`BYTES` bytes. A paper can hold a phrase only if the
+bits of every pair of adjacent tokens the phrase makes are set; a bit set by another pair only
+keeps a paper that cannot hold the phrase, which the check then reads and rejects: the signature
+never drops a paper that holds it.
 
 Where a phrase's tokens cannot be known, no pair is asked for there: a word with letters outside
 ASCII, or the phrase's first (last) token when it may be the end (start) of a longer word
@@ -46,8 +46,8 @@ VARIANTS_MAX = 64
 FILE = "pairs.npy"
 #: The signatures are read only where more papers than this hold the phrase's words: the phrase
 #: check's next round (8 times its first 256) reads that many texts at once anyway, and reading
-#: their signatures first only adds a wait on a cold disk (a phrase whose words 117 of a million
-#: papers hold took 0.26 s against 0.16 s with them, BENCHMARKS.md).
+#: their signatures first only adds a wait on a cold disk (a phrase whose words a few hundred of
+#: the grown million papers hold: 0.26 s with them read, 0.16 s without; BENCHMARKS.md).
 MIN_ROWS = 2_048
 
 _RUN = re.compile(r"(?u)\b\w\w+\b")  # the tokeniser's pattern (bm25.TOKEN_PATTERN)
