@@ -396,3 +396,34 @@ def test_the_letters_indexed_as_ascii_are_every_letter_the_phrase_check_folds_to
     for char in folded:
         shown = bm25.index_texts([char], [""])[0].split("\n")[0]
         assert shown.lower().isascii() and len(shown.lower()) == 1, hex(ord(char))
+
+
+def test_an_index_of_version_2_loads_and_narrows_by_the_words_alone(tmp_path, monkeypatch):
+    """A build made before the signatures (``meta.json`` version 2, no ``pairs.npy``) keeps its
+    index: it loads, ranks the same and narrows the phrase check by the postings alone."""
+    import json
+
+    from explorer.services import search
+
+    monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)
+    texts = bm25.index_texts(
+        [None] * 3, ["reinforcement learning exploration", "exploration of learning reinforcement", "x"]
+    )
+    bm25.save_index(bm25.build_index(texts), tmp_path / "v3", 3)
+    new = bm25.load_index(tmp_path / "v3", 3)
+    assert new is not None and new.pairs.shape == (3, bm25_pairs.BYTES)
+    old = tmp_path / "v2"
+    (tmp_path / "v3").rename(old)
+    (old / bm25_pairs.FILE).unlink()
+    meta = json.loads((old / bm25.INDEX_META).read_text())
+    (old / bm25.INDEX_META).write_text(json.dumps({**meta, "version": 2}))
+    index = bm25.load_index(old, 3)
+    assert index is not None and index.pairs is None and bm25.indexes_shown_text(old)
+    words = bm25.vocabulary(index)
+    assert bm25.phrase_candidates(index, words, "reinforcement learning exploration").tolist() == [True, True, False]
+    assert bm25.phrase_candidates(new, bm25.vocabulary(new), "reinforcement learning exploration").tolist() == [
+        True,
+        False,
+        False,
+    ]
+    assert search.KeywordIndex(index, shown_text=True).phrase_candidates("learning exploration") is not None
