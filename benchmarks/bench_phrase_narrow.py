@@ -4,7 +4,8 @@
 Not part of the product or the tests. Three kinds of run, each a fresh process on a real build:
 
 * ``on``: this checkout, a build whose ``keyword_index/`` indexes the shown titles and abstracts
-  (``pipeline.analysis.bm25.INDEX_VERSION`` 2): the postings narrow the phrase check;
+  (``meta.json`` version 2 or later): the postings narrow the phrase check (from version 3 the
+  signatures of adjacent words too; ``bench_first_round.py --signatures`` compares those alone);
 * ``off``: the same code and build with the narrowing switched off (the index wrapped as an older
   build's), which checks the phrase as before: the like-for-like baseline, same hits (checked);
 * ``before`` (with ``--before-code`` and ``--before-art``): the code of an earlier commit (a
