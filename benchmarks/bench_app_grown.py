@@ -68,6 +68,8 @@ before = proc.memory_info().rss
 t = time.perf_counter(); corpus = data.load_corpus(Path({art!r}), {name!r}); load_s = time.perf_counter() - t
 loaded = proc.memory_info().rss
 t = time.perf_counter(); index = search.open_bm25(corpus); index_s = time.perf_counter() - t
+if {no_signatures!r}:
+    index.bm25.pairs = None  # the phrase check narrowed by the words alone, as a version 2 index
 kw, sem = [], []
 encoder = caches.encoder_for(corpus)
 search.semantic_search(corpus, search.encode_query(encoder, "warm up"), k=25)
@@ -159,10 +161,19 @@ def main() -> None:
         help="empty the page cache (root only) before the server code and before the app's server starts, "
         "as after a reboot; without it the build's files are usually still cached from the last run",
     )
+    ap.add_argument("--server-only", action="store_true", help="the server's code only, no browser")
+    ap.add_argument(
+        "--without-signatures",
+        action="store_true",
+        help="the server's code with the index's signatures of adjacent words withheld (the phrase check "
+        "narrowed by the words alone); with --server-only",
+    )
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     art = make(args.work, args.papers)
-    code = SERVER_CODE.format(root=str(ROOT), art=str(art), name=NAME, queries=QUERIES)
+    code = SERVER_CODE.format(
+        root=str(ROOT), art=str(art), name=NAME, queries=QUERIES, no_signatures=args.without_signatures
+    )
     if args.cold:
         drop_page_cache()
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
@@ -170,6 +181,9 @@ def main() -> None:
         raise SystemExit(proc.stderr[-3000:])
     res: dict = {"page_cache": "emptied before each part" if args.cold else "as found"}
     res["server_code"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    if args.server_only:
+        print(json.dumps(res, indent=1))
+        return
     res["browser"] = asyncio.run(in_browser(art, res["server_code"]["papers"], cold=args.cold))
     res["load_average"] = Path("/proc/loadavg").read_text().split()[:3]
     b = res["browser"]
