@@ -460,11 +460,11 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
             holds[indices[indptr[t] : indptr[t + 1]]] = True
         out = holds if out is None else out & holds
     signature = getattr(index, "pairs", None)
-    rows = np.flatnonzero(out)
-    if signature is not None and len(rows) > bm25_pairs.MIN_ROWS:  # and those holding the words together
+    if signature is not None and int(out.sum()) > bm25_pairs.MIN_ROWS:  # and those holding the words together
         variants = bm25_pairs.token_variants(index, words_by_id, affix, query)
         if variants is None:
             return np.zeros(n, dtype=bool)
+        rows = np.flatnonzero(out)
         out[rows[~bm25_pairs.keep_pairs(signature, rows, variants)]] = False
     return out
 

@@ -85,7 +85,8 @@ def _bit(mixed: np.ndarray, h: int) -> np.ndarray:
 def signatures(words: list[str], flat: np.ndarray, doc_len: np.ndarray, block: int = 32_768) -> np.ndarray:
     """uint8 ``(texts, BYTES)``: each text's signature, from its tokens (``flat``: every text's token
     ids into ``words`` in text order, one text after another; ``doc_len``: tokens per text). The
-    pairs are hashed ``block`` at a time, so that the temporary arrays stay small."""
+    pairs are hashed and their bits set ``block`` at a time, so that the hashing's temporaries stay
+    small (the per-token arrays, one int64 and one bool each, are made once)."""
     n = len(doc_len)
     bits = np.zeros(n * BITS, dtype=bool)
     if len(flat) >= 2:
