@@ -65,3 +65,15 @@ def test_every_local_link_and_image_in_the_docs_exists(doc):
     local = [t for t in targets if not re.match(r"[a-z]+:", t)]
     missing = [t for t in local if not (ROOT / t).exists()]
     assert not missing, f"{doc} links to files that do not exist: {missing}"
+
+
+def test_evaluation_status_table_is_what_the_recorded_runs_say():
+    """EVALUATION.md's table of where issue 20 stands is rendered from the recorded rows, so it
+    cannot drift from them; a stale table means running ``benchmarks/issue20_status.py`` again."""
+    from benchmarks.issue20_status import render, status
+
+    text = (ROOT / "EVALUATION.md").read_text(encoding="utf-8")
+    block = text.split("<!-- issue20-status:start -->\n", 1)[1].split("\n<!-- issue20-status:end -->", 1)[0]
+    table, runs = status()
+    assert block == render(table, runs)
+    assert len(table) >= 26 and all(row["seeds"] >= 3 for row in table)
