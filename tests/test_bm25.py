@@ -79,6 +79,11 @@ def bm25s_index(texts):
     index = bm25s.BM25()
     index.index(([[vocab[word] for word in doc] for doc in docs], vocab), show_progress=False)
     index.pairs = reference_pairs(docs)
+    # The counts behind the scores, in the matrix's order (by word, then paper), counted plainly.
+    entries = sorted((vocab[w], d, c) for d, doc in enumerate(docs) for w, c in Counter(doc).items())
+    counts = [c for _, _, c in entries]
+    index.counts = np.array(counts, dtype=np.min_scalar_type(max(counts, default=0)))
+    index.doc_len = np.array([len(doc) for doc in docs], dtype=np.int64)
     return index
 
 
@@ -101,6 +106,8 @@ def assert_same_index(ours, theirs, tmp_path):
         a, b = ours.scores[name], theirs.scores[name]
         assert a.dtype == b.dtype and np.array_equal(a, b), name
     assert ours.pairs.dtype == np.uint8 and np.array_equal(ours.pairs, theirs.pairs)
+    assert ours.counts.dtype == theirs.counts.dtype and np.array_equal(ours.counts, theirs.counts)
+    assert np.array_equal(ours.doc_len, theirs.doc_len)
     bm25.save_index(ours, tmp_path / "ours", ours.scores["num_docs"])
     bm25.save_index(theirs, tmp_path / "theirs", theirs.scores["num_docs"])
     files = sorted(p.name for p in (tmp_path / "ours").iterdir())

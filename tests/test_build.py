@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from explorer.state import corpus_files
-from pipeline.analysis import bm25
+from pipeline.analysis import bm25, bm25_update
 from pipeline.build import writer
 from pipeline.build.build import build
 from pipeline.cli import cli
@@ -103,7 +103,7 @@ def test_changed_settings_trigger_a_full_build(small_artifacts, tmp_path):
     assert _load(root, "small")[1].params["cluster"]["min_cluster_size"] == 4
 
 
-def test_added_papers_are_placed_into_existing_topics(tmp_path):
+def test_added_papers_are_placed_into_existing_topics(tmp_path, monkeypatch):
     lines = SMALL_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
     first, extra = tmp_path / "first.jsonl", tmp_path / "extra.jsonl"
     first.write_text("".join(lines[:110]), encoding="utf-8")
@@ -113,6 +113,9 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     old = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.PAPERS).set_index("doc_id")
     old_topics = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.TOPICS)
 
+    updates = []
+    real_update = bm25_update.update_index
+    monkeypatch.setattr(bm25_update, "update_index", lambda *a: updates.append(a[1]) or real_update(*a))
     summary = build([first, extra], "c", root, fast_config(), encoder=TEST_ENCODER)
     assert summary.mode == "incremental" and summary.placed == len(lines) - 110
     assert summary.embedded == len(lines) - 110  # only the new papers were embedded
@@ -137,14 +140,20 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path):
     want = short_ids(stored_papers["doc_id"]).tolist()
     assert mapped["short_id"].tolist() == stored_papers["short_id"].tolist() == want
     assert new.loc[old.index, "short_id"].tolist() == old["short_id"].tolist()
-    # The add wrote a keyword index of every paper, new ones included: the same as indexing them now.
+    # The add updated the previous keyword index with the new papers only, and wrote the index of
+    # every paper: the same, array for array, as indexing them all now.
     assert {s.name for s in manifest.stages} >= {"place", "write", "keyword_index"}
-    stored = bm25.load_index(folder / schema.KEYWORD_INDEX, len(new))
+    assert len(updates) == 1 and (updates[0] >= 0).sum() == 110 and (updates[0] < 0).sum() == summary.placed
+    stored = bm25_update.previous_counts(folder / schema.KEYWORD_INDEX, len(new))
     shown = pd.read_parquet(folder / schema.PAPERS).sort_values("row")
     fresh = bm25.build_index(bm25.index_texts(shown["title"], shown["abstract"]))
     assert stored is not None and stored.scores["num_docs"] == len(lines)
     assert bm25.indexes_shown_text(folder / schema.KEYWORD_INDEX)
-    np.testing.assert_array_equal(stored.pairs, fresh.pairs)  # the new papers' adjacent words too
+    for key in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(stored.scores[key], fresh.scores[key])
+    assert stored.vocab_dict == fresh.vocab_dict
+    for key in ("pairs", "counts", "doc_len"):  # the new papers' adjacent words and counts too
+        np.testing.assert_array_equal(getattr(stored, key), getattr(fresh, key))
     new_text = shown["abstract"].iat[len(lines) - 1]
     for query in (" ".join(new_text.split()[3:7]), "planning agents", "graph neural networks"):
         tokens = bm25.tokenize([query])[0]
@@ -216,3 +225,26 @@ def test_build_summary_names_skipped_rows(tmp_path):
     assert "3 skipped" in text and "duplicate: 1" in text and "time per stage" in text
     report = pd.read_parquet(artifacts.corpus_path(tmp_path / "art", "s") / schema.INGEST_REPORT)
     assert set(report["reason"]) >= {"duplicate", "empty_abstract", "bad_record"}
+
+
+def test_an_add_to_a_build_whose_index_kept_no_counts_indexes_every_paper(tmp_path, monkeypatch):
+    """A build made before the index kept its counts (version 3) still takes papers: its index is
+    made again from every paper, the same index."""
+    lines = SMALL_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
+    first, extra = tmp_path / "first.jsonl", tmp_path / "extra.jsonl"
+    first.write_text("".join(lines[:110]), encoding="utf-8")
+    extra.write_text("".join(lines[110:]), encoding="utf-8")
+    root = tmp_path / "art"
+    build([first], "c", root, fast_config(), encoder=TEST_ENCODER)
+    old_index = artifacts.corpus_path(root, "c") / schema.KEYWORD_INDEX
+    (old_index / bm25.COUNTS_FILE).unlink()
+    updates = []
+    monkeypatch.setattr(bm25_update, "update_index", lambda *a: updates.append(a))
+    summary = build([first, extra], "c", root, fast_config(), encoder=TEST_ENCODER)
+    folder, _ = _load(root, "c")
+    assert summary.mode == "incremental" and not updates
+    stored = bm25_update.previous_counts(folder / schema.KEYWORD_INDEX, len(lines))
+    shown = pd.read_parquet(folder / schema.PAPERS).sort_values("row")
+    fresh = bm25.build_index(bm25.index_texts(shown["title"], shown["abstract"]))
+    np.testing.assert_array_equal(stored.scores["data"], fresh.scores["data"])
+    np.testing.assert_array_equal(stored.counts, fresh.counts)

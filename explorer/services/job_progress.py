@@ -108,6 +108,7 @@ PLAIN_STAGES = {
     "Recomputing": "Updating the trends",
     "Writing": "Saving the corpus",
     "Indexing": "Indexing the papers for keyword search",
+    "Adding": "Adding the new papers to the keyword search",
 }
 
 

@@ -51,14 +51,20 @@ def tokenize(texts: list[str]) -> list[list[str]]:
 #: indexes each paper's title and abstract as the app shows them (``index_texts``), so that its
 #: postings can narrow the exact-phrase check (``phrase_candidates``); version 1 indexed the cleaned
 #: ``papers.model_text``. Version 3 adds each paper's signature of adjacent words (``pairs.npy``,
-#: ``pipeline.analysis.bm25_pairs``), which narrows the check further. The app ranks with any of them
-#: (``READABLE_VERSIONS``), narrows the phrase check from version 2 on and by the pairs from version 3
-#: on; an index of any other version is not read (the app builds one in memory).
-INDEX_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+#: ``pipeline.analysis.bm25_pairs``), which narrows the check further. Version 4 adds the counts
+#: behind the scores (``counts.npy``, each entry's count in the score matrix's order, and
+#: ``doc_len.npy``, each paper's tokens), so that a build adding papers updates the index without
+#: reading the papers it holds again (``pipeline.analysis.bm25_update``). The app ranks with any of
+#: them (``READABLE_VERSIONS``), narrows the phrase check from version 2 on and by the pairs from
+#: version 3 on; an index of any other version is not read (the app builds one in memory).
+INDEX_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 SHOWN_TEXT_VERSION = 2
 PAIRS_VERSION = 3
+COUNTS_VERSION = 4
 INDEX_META = "meta.json"
+COUNTS_FILE = "counts.npy"
+DOC_LEN_FILE = "doc_len.npy"
 
 
 #: The letters outside ASCII that the exact-phrase check's case folding (RE2's, or Python's in its
@@ -142,10 +148,18 @@ def build_index(texts: Sequence[str]):
         counts.col[at:end] = np.asarray([vocab[w] for w in words], dtype=np.int32)[col]
         counts.tf[at:end] = tf
         at, offset = end, offset + len(doc_len)
+    return index_from_counts(counts, vocab, pairs)
+
+
+def index_from_counts(counts: Counts, vocab: dict, pairs: np.ndarray):
+    """A ``bm25s.BM25`` index of a corpus's counts (``vocab``: each word's number, the words in
+    sorted order), with the papers' signatures as ``pairs`` and the counts behind the scores as
+    ``counts`` and ``doc_len`` (what :func:`save_index` writes). The counts' arrays are let go."""
     index = _array_bm25()()
     index.index(_Corpus(ids=counts, vocab=vocab), show_progress=False)
     index.__class__ = index.__class__.__bases__[0]  # built: a plain bm25s.BM25 from here on
-    index.pairs = pairs
+    index.pairs, index.counts, index.doc_len = pairs, counts.by_word, counts.doc_len
+    counts.by_word = None
     return index
 
 
@@ -235,11 +249,13 @@ def save_index(index, folder: Path, n_docs: int) -> None:
     folder = Path(folder)
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    pairs = getattr(index, "pairs", None)
-    if pairs is None or pairs.shape != (n_docs, bm25_pairs.BYTES):
-        raise ValueError("an index is saved with its signatures of adjacent words, as build_index makes it")
+    pairs, counts, doc_len = (getattr(index, name, None) for name in ("pairs", "counts", "doc_len"))
+    if pairs is None or pairs.shape != (n_docs, bm25_pairs.BYTES) or counts is None or doc_len is None:
+        raise ValueError("an index is saved with its signatures and its counts, as build_index makes it")
     index.save(tmp, allow_pickle=False, show_progress=False)
     np.save(tmp / bm25_pairs.FILE, np.asarray(pairs), allow_pickle=False)
+    np.save(tmp / COUNTS_FILE, np.asarray(counts), allow_pickle=False)
+    np.save(tmp / DOC_LEN_FILE, np.asarray(doc_len, dtype=np.int64), allow_pickle=False)
     (tmp / INDEX_META).write_text(json.dumps(_meta(n_docs), indent=1), encoding="utf-8")
     tmp.rename(folder)
 

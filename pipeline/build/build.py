@@ -39,6 +39,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipeline.analysis import bm25_update
 from pipeline.build import incremental, writer
 from pipeline.build.build_embedding import Embedder, Embedding, embedding_identity
 from pipeline.build.build_fit import fit_full
@@ -290,10 +291,16 @@ def _build_steps(run: _Run, inputs, previous, *, refit: bool, force: bool, encod
         topics = fit_full(papers, texts, embeddings, config, root, embedder, run.stages)
     with run.stages.stage("write", "Writing artifacts"):
         writer.write_tables(run.folder, topics, papers, embeddings, result.report)
-    # Every build writes the whole index again, an incremental one too: an index with
-    # the new papers' terms and the corpus's new statistics (idf, mean length).
-    with run.stages.stage("keyword_index", f"Indexing {len(papers):,} papers for keyword search"):
-        writer.write_keyword_index(run.folder, papers)
+    # A build that adds papers updates the previous index where it kept its counts (only the new
+    # papers are read; every score is computed again, for the corpus's new idf and mean length).
+    held = None
+    if plan is not None:
+        held = bm25_update.previous_counts(plan.previous.folder / schema.KEYWORD_INDEX, len(plan.old_papers))
+    what = f"Adding {plan.n_new:,} papers to" if held is not None else f"Indexing {len(papers):,} papers for"
+    with run.stages.stage("keyword_index", f"{what} the keyword index"):
+        update = None if held is None else (held, incremental.index_rows(plan, papers))
+        writer.write_keyword_index(run.folder, papers, update)
+    del held, update  # the previous index's memory-mapped files
     _finish_summary(summary, run, topics)
     manifest = Manifest.from_dict(  # read as the app reads it: written back, it is the same JSON
         writer.manifest(

@@ -100,6 +100,27 @@ def plan(previous: PreviousBuild | None, papers: pd.DataFrame, fit_settings: str
     return IncrementalPlan(previous, old, new_mask)
 
 
+def index_rows(plan: IncrementalPlan, papers: pd.DataFrame) -> np.ndarray:
+    """For each paper of the new input (in its row order), its row in the previous build's keyword
+    index, or -1 where that index does not hold it as it is now: a new paper, or one whose title or
+    abstract changed (the plan compares the cleaned text only), which is indexed again."""
+    rows = np.full(len(papers), -1, dtype=np.int64)
+    existing = np.flatnonzero(~plan.new_mask)
+    before = plan.old_papers.set_index("doc_id").loc[papers["doc_id"].iloc[existing]]
+    same = np.ones(len(existing), dtype=bool)
+    for column in ("title", "abstract"):  # as the index reads them: anything but a string is empty
+        now = papers[column].iloc[existing].tolist()
+        same &= np.array(
+            [_shown(a) == _shown(b) for a, b in zip(before[column].tolist(), now, strict=True)], dtype=bool
+        )
+    rows[existing[same]] = before["row"].to_numpy(dtype=np.int64)[same]
+    return rows
+
+
+def _shown(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -> TopicResult:
     """Topics, map positions and distributions of all papers: the old ones keep theirs, each new
     one joins the topic of most of its nearest fitted papers and sits among them on the map. Refits nothing; the topics' tables are the previous build's

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline.analysis import bm25
+from pipeline.analysis import bm25, bm25_update
 from pipeline.build.results import TopicResult
 from pipeline.core import artifacts, schema
 from pipeline.core.topic_tables import TopicTables
@@ -134,12 +134,22 @@ def write_topic_tables(folder: Path, tables: TopicTables) -> None:
         np.save(folder / file, np.asarray(array, dtype=np.float32), allow_pickle=False)
 
 
-def write_keyword_index(folder: Path, papers: pd.DataFrame) -> None:
+def write_keyword_index(folder: Path, papers: pd.DataFrame, update: tuple | None = None) -> None:
     """``keyword_index/``: the keyword search's BM25 index of the papers' titles and abstracts as
     shown (``bm25.index_texts``, in row order), which the app memory-maps instead of indexing the
-    papers itself."""
-    texts = bm25.ShownTexts(papers["title"], papers["abstract"])
-    bm25.save_index(bm25.build_index(texts), folder / schema.KEYWORD_INDEX, len(texts))
+    papers itself.
+
+    Args:
+        update: for a build that adds papers, the previous build's index with its counts
+            (``bm25_update.previous_counts``) and each paper's row in it or -1
+            (``incremental.index_rows``): only the papers marked -1 are read, the others' counts
+            come from that index, and the index written is the same.
+    """
+    if update is not None:
+        index = bm25_update.update_index(update[0], update[1], papers["title"], papers["abstract"])
+    else:
+        index = bm25.build_index(bm25.ShownTexts(papers["title"], papers["abstract"]))
+    bm25.save_index(index, folder / schema.KEYWORD_INDEX, len(papers))
 
 
 def save_embeddings(folder: Path, vectors: np.ndarray) -> np.ndarray:

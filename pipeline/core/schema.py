@@ -55,8 +55,10 @@ FILES: dict[str, str] = {
     KEYWORD_INDEX: "the keyword search's BM25 index of each paper's title and abstract as shown (bm25s's own files: "
     "the score matrix as .npy arrays the app memory-maps, vocabulary and parameters as JSON), `pairs.npy` (each "
     "paper's 128-byte signature of the pairs of words its title and abstract hold next to each other, which narrows "
-    "the exact-phrase check) and meta.json with its version, tokeniser, what it indexes and paper count; rebuilt by "
-    "every build, including one that adds papers",
+    "the exact-phrase check), `counts.npy` and `doc_len.npy` (each score's word count and each paper's number of "
+    "words, from which a build that adds papers computes the scores again without reading the other papers) and "
+    "meta.json with its version, tokeniser, what it indexes and paper count; written by every build, a build that "
+    "adds papers updating the previous build's index with them",
     MAP: "what the map draws besides the papers, computed once by the build instead of by the app's first "
     "visitor: the topics' colours (touching topics never share one, `pipeline.formats.palette.map_colouring`), "
     "the pairs of topics that touch on the map with their links, and `spacing`, how close the closest papers lie "
