@@ -90,3 +90,28 @@ def test_an_index_is_saved_only_with_its_counts(tmp_path):
     index.counts = None
     with pytest.raises(ValueError, match="counts"):
         bm25.save_index(index, tmp_path / "k", len(papers))
+
+
+@pytest.mark.parametrize("dtype", ["str", object])
+def test_each_added_build_paper_keeps_its_old_index_row_unless_its_shown_text_changed(dtype):
+    """``incremental.index_rows``: the old row of every paper whose title and abstract read the
+    same to the index (a missing value reads as empty), -1 for new and changed ones."""
+    from pipeline.build import incremental
+
+    old = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d", "e"],
+            "row": [0, 1, 2, 3, 4],
+            "title": ["A", None, "C", "D", "E"],
+            "abstract": ["x", "y", "z", "w", None],
+        }
+    ).astype({"doc_id": dtype, "title": dtype, "abstract": dtype})
+    papers = pd.DataFrame(
+        {  # in another order, one new, one title and one abstract changed, missing values kept
+            "doc_id": ["e", "new", "c", "a", "b", "d"],
+            "title": ["E", "N", "C!", "A", None, "D"],
+            "abstract": [None, "n", "z", "x", "y", "w2"],
+        }
+    ).astype(dtype)
+    plan = incremental.IncrementalPlan(None, old, papers["doc_id"].eq("new").to_numpy())
+    assert incremental.index_rows(plan, papers).tolist() == [4, -1, -1, 0, 1, -1]

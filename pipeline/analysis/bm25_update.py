@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.analysis import bm25, bm25_pairs
-from pipeline.analysis.bm25_scores import Counts
+from pipeline.analysis.bm25_scores import Counts, count_dtype
 from pipeline.core.background import map_chunks
 
 
@@ -95,10 +95,10 @@ def update_index(previous, old_rows: np.ndarray, titles, abstracts):
     held_rows = np.flatnonzero(old_rows >= 0)
     pairs[held_rows] = np.asarray(previous.pairs)[old_rows[held_rows]]
     pairs[fresh] = np.concatenate([p[5] for p in parts] or [np.zeros((0, bm25_pairs.BYTES), dtype=np.uint8)])
-    counts = Counts(
+    counts = Counts(  # the counts stay in their smallest type (score_matrix reads any)
         np.repeat(np.arange(len(old_rows), dtype=np.int32), np.diff(rows.indptr)),
         rows.indices.astype(np.int32, copy=False),
-        rows.data.astype(np.int32),
+        rows.data,
         doc_len,
     )
     del rows
@@ -119,6 +119,7 @@ def _added(parts: list, number: dict, n: int):
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(row, minlength=n), out=indptr[1:])
     data = np.concatenate(tfs or [np.zeros(0, dtype=np.int32)])
+    data = data.astype(count_dtype(int(data.max(initial=0))))  # as small as the stored counts
     return sparse.csr_matrix(
         (data, np.concatenate(cols or [np.zeros(0, dtype=np.int32)]), indptr), shape=(n, len(number))
     )

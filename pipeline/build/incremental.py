@@ -106,19 +106,32 @@ def index_rows(plan: IncrementalPlan, papers: pd.DataFrame) -> np.ndarray:
     abstract changed (the plan compares the cleaned text only), which is indexed again."""
     rows = np.full(len(papers), -1, dtype=np.int64)
     existing = np.flatnonzero(~plan.new_mask)
-    before = plan.old_papers.set_index("doc_id").loc[papers["doc_id"].iloc[existing]]
+    old = plan.old_papers
+    at = pd.Index(old["doc_id"]).get_indexer(papers["doc_id"].iloc[existing])
     same = np.ones(len(existing), dtype=bool)
-    for column in ("title", "abstract"):  # as the index reads them: anything but a string is empty
-        now = papers[column].iloc[existing].tolist()
-        same &= np.array(
-            [_shown(a) == _shown(b) for a, b in zip(before[column].tolist(), now, strict=True)], dtype=bool
-        )
-    rows[existing[same]] = before["row"].to_numpy(dtype=np.int64)[same]
+    for column in ("title", "abstract"):
+        same &= _same_shown(old[column], at, papers[column].iloc[existing])
+    rows[existing[same]] = old["row"].to_numpy(dtype=np.int64)[at[same]]
     return rows
 
 
-def _shown(value) -> str:
-    return value if isinstance(value, str) else ""
+def _same_shown(before: pd.Series, at: np.ndarray, now: pd.Series) -> np.ndarray:
+    """Whether ``before`` at positions ``at`` and ``now`` read the same to the keyword index, where
+    anything but a string is empty: compared in Arrow for columns of text, else value by value."""
+    if isinstance(before.dtype, pd.StringDtype) and isinstance(now.dtype, pd.StringDtype):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        a = pc.fill_null(pa.array(before).take(pa.array(at)), "")
+        b = pc.fill_null(pa.array(now), "")
+        return pc.equal(a, b).to_numpy(zero_copy_only=False)
+    return _shown(before)[at] == _shown(now)
+
+
+def _shown(values: pd.Series) -> np.ndarray:
+    values = values.to_numpy(dtype=object)
+    text = np.fromiter((isinstance(v, str) for v in values), dtype=bool, count=len(values))
+    return np.where(text, values, "")
 
 
 def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -> TopicResult:
