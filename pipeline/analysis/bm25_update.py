@@ -26,12 +26,14 @@ def previous_counts(folder: Path, n_docs: int):
     BM25 parameters, or one before ``bm25.COUNTS_VERSION``."""
     import json
 
+    import bm25s
+
     index = bm25.load_index(folder, n_docs)
     if index is None or getattr(index, "pairs", None) is None:
         return None
-    try:
+    try:  # the same version of the index and of bm25s (whose arithmetic the scores repeat)
         meta = json.loads((folder / bm25.INDEX_META).read_text(encoding="utf-8"))
-        if meta.get("version") != bm25.INDEX_VERSION or meta.get("bm25s") != bm25._meta(n_docs)["bm25s"]:
+        if meta.get("version") != bm25.INDEX_VERSION or meta.get("bm25s") != bm25s.__version__:
             return None
         counts = np.load(folder / bm25.COUNTS_FILE, mmap_mode="r", allow_pickle=False)
         doc_len = np.load(folder / bm25.DOC_LEN_FILE, allow_pickle=False)
