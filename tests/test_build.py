@@ -103,11 +103,17 @@ def test_changed_settings_trigger_a_full_build(small_artifacts, tmp_path):
     assert _load(root, "small")[1].params["cluster"]["min_cluster_size"] == 4
 
 
-def test_added_papers_are_placed_into_existing_topics(tmp_path, monkeypatch):
+def _first_and_added(tmp_path):
+    """The small corpus as a first file of 110 papers and a file of the papers added later, and its lines."""
     lines = SMALL_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
     first, extra = tmp_path / "first.jsonl", tmp_path / "extra.jsonl"
     first.write_text("".join(lines[:110]), encoding="utf-8")
     extra.write_text("".join(lines[110:]), encoding="utf-8")
+    return first, extra, lines
+
+
+def test_added_papers_are_placed_into_existing_topics(tmp_path, monkeypatch):
+    first, extra, lines = _first_and_added(tmp_path)
     root = tmp_path / "art"
     build([first], "c", root, fast_config(), encoder=TEST_ENCODER)
     old = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.PAPERS).set_index("doc_id")
@@ -230,10 +236,7 @@ def test_build_summary_names_skipped_rows(tmp_path):
 def test_an_add_to_a_build_whose_index_kept_no_counts_indexes_every_paper(tmp_path, monkeypatch):
     """A build made before the index kept its counts (version 3) still takes papers: its index is
     made again from every paper, the same index."""
-    lines = SMALL_CORPUS.read_text(encoding="utf-8").splitlines(keepends=True)
-    first, extra = tmp_path / "first.jsonl", tmp_path / "extra.jsonl"
-    first.write_text("".join(lines[:110]), encoding="utf-8")
-    extra.write_text("".join(lines[110:]), encoding="utf-8")
+    first, extra, lines = _first_and_added(tmp_path)
     root = tmp_path / "art"
     build([first], "c", root, fast_config(), encoder=TEST_ENCODER)
     old_index = artifacts.corpus_path(root, "c") / schema.KEYWORD_INDEX
