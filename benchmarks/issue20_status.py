@@ -74,7 +74,7 @@ def rows(path: Path, run: str) -> list[dict]:
     return found
 
 
-def status() -> tuple[list[dict], dict]:
+def status() -> list[dict]:
     """Per corpus: its label figures (mean over seeds 0-5), its clustering figures (seeds 0-2),
     and where it has labels its agreement and the best same-run baseline's (ten seeds)."""
     by_stage = defaultdict(lambda: defaultdict(list))
@@ -108,10 +108,10 @@ def status() -> tuple[list[dict], dict]:
             best = {
                 m: max(statistics.mean(r[m] for r in rs) for rs in baseline[corpus].values()) for m in ("nmi", "ari")
             }
-            row |= {"nmi": agreement[corpus]["nmi"], "ari": agreement[corpus]["ari"], "best_nmi": best["nmi"]}
-            row["best_ari"] = best["ari"]
+            row |= {"nmi": agreement[corpus]["nmi"], "ari": agreement[corpus]["ari"]}
+            row |= {"best_nmi": best["nmi"], "best_ari": best["ari"]}
         table.append(row)
-    return table, {"cluster": CLUSTER_RUN, "agreement": AGREEMENT_RUN, "labels": LABEL_RUN}
+    return table
 
 
 def _mark(text: str, missed: bool) -> str:
@@ -134,14 +134,14 @@ def criteria(row: dict) -> dict[str, bool | None]:
     }
 
 
-def render(table: list[dict], runs: dict) -> str:
+def render(table: list[dict]) -> str:
     """The block: how it was made, the table (a missed criterion in bold), and each criterion's count."""
     lines = [
         "Written by `benchmarks/issue20_status.py` from the recorded runs of today's clustering and labels",
-        f"(`run` in `benchmarks/results/`): labels {runs['labels']!r}, seeds 0-5 (mean; NeurIPS",
+        f"(`run` in `benchmarks/results/`): labels {LABEL_RUN!r}, seeds 0-5 (mean; NeurIPS",
         "1987-2023 seeds 0-2);",
-        f"clustering {runs['cluster']!r}, seeds 0-2;",
-        f"agreement {runs['agreement']!r}, seeds 0-9, beside the best same-run baseline (k-means at",
+        f"clustering {CLUSTER_RUN!r}, seeds 0-2;",
+        f"agreement {AGREEMENT_RUN!r}, seeds 0-9, beside the best same-run baseline (k-means at",
         "the number of labels or at ours, vanilla BERTopic + `reduce_outliers`). *Tuned*: some setting",
         'was chosen on that corpus ("its papers": on a corpus holding some of its papers); the others',
         "were only measured (held out). A bold figure misses its target;",
@@ -186,8 +186,9 @@ def render(table: list[dict], runs: dict) -> str:
             cells += ["-", "-"]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Each criterion, on the corpora measured (and on those held out):", ""]
-    for criterion in criteria(table[0]):
-        measured = [(r, criteria(r)[criterion]) for r in table if criteria(r)[criterion] is not None]
+    verdicts = [criteria(r) for r in table]
+    for criterion in verdicts[0]:
+        measured = [(r, met[criterion]) for r, met in zip(table, verdicts, strict=True) if met[criterion] is not None]
         held = [(r, ok) for r, ok in measured if r["tuned"] == "no"]
         missed = [name(r["corpus"]) for r, ok in measured if not ok]
         lines.append(
@@ -199,8 +200,7 @@ def render(table: list[dict], runs: dict) -> str:
 
 
 def main() -> None:
-    table, runs = status()
-    block = render(table, runs)
+    block = render(status())
     write_block("issue20-status", "Where issue 20 stands", block, path=EVALUATION)
     print(block)
 
