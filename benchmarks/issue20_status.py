@@ -31,8 +31,8 @@ CLUSTER_RUN = "2026-12-05 eighteenth session: EVALUATION.md, A one-letter variab
 AGREEMENT_RUN = (
     "2026-12-05 eighteenth session: EVALUATION.md, Agreement with the areas over ten seeds (CLEAN_VERSION 2)"
 )
-#: The run of today's labels (REPRESENT_VERSION 17), seeds 0-5 on the same clusterings.
-LABEL_RUN = "Labels the papers' titles name (2026-12-06, twentieth session)"
+#: The run of today's labels (REPRESENT_VERSION 18), seeds 0-5 on the same clusterings.
+LABEL_RUN = "Adverbs mark what they qualify (2026-12-06, twenty-seventh session)"
 
 #: Corpora some setting of the clustering or the labels was chosen on (EVALUATION.md names them:
 #: "tuning" in its tables, the first six corpora, and NeurIPS 2020 and 2021 where the generic
@@ -81,8 +81,8 @@ def status() -> list[dict]:
     for r in rows(RESULTS / "label-variants.jsonl", LABEL_RUN):
         if r["variant"] == "base":
             by_stage[r["corpus"]][r.get("stage")].append(r)
-    # seeds 0-5 of the final rule; NeurIPS 1987-2023 was labelled only in the fresh check (0-2)
-    labels = {c: stages.get("final") or stages["final, fresh"] for c, stages in by_stage.items()}
+    # seeds 0-5 of the product's labels (NeurIPS 1987-2023: 0-2)
+    labels = {c: stages["final"] for c, stages in by_stage.items()}
     cluster = {r["corpus"]: r for r in rows(RESULTS / "topic-variants.jsonl", CLUSTER_RUN) if r["kind"] == "summary"}
     agreement: dict[str, dict] = {}
     baseline = defaultdict(lambda: defaultdict(list))
@@ -139,7 +139,9 @@ def render(table: list[dict]) -> str:
     lines = [
         "Written by `benchmarks/issue20_status.py` from the recorded runs of today's clustering and labels",
         f"(`run` in `benchmarks/results/`): labels {LABEL_RUN!r}, seeds 0-5 (mean; NeurIPS",
-        "1987-2023 seeds 0-2);",
+        "1987-2023 seeds 0-2), labelling the product's clusterings of the embeddings its machine",
+        "computed (a fresh machine embeds the corpora anew, and its vectors can differ slightly,",
+        "so the topics the labels' run named can differ in detail from the clustering run's);",
         f"clustering {CLUSTER_RUN!r}, seeds 0-2;",
         f"agreement {AGREEMENT_RUN!r}, seeds 0-9, beside the best same-run baseline (k-means at",
         "the number of labels or at ours, vanilla BERTopic + `reduce_outliers`). *Tuned*: some setting",

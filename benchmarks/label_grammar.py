@@ -4,8 +4,8 @@ A label part must be something a topic is about, a noun phrase: "transformers an
 label NeurIPS 2023 once got) reads as broken. There is no part-of-speech tagger on this machine
 without a download, so ``pipeline.model.label_candidates`` reads the papers themselves: a word
 followed by a determiner or an object pronoun ("reduces the") is a verb, one preceded by an
-auxiliary, a modal or "not" ("is biased") is a predicate, and a word in "-ly" whose adjective the
-papers also write ("exponentially") is an adverb. The product counts these within one topic's
+auxiliary, a modal, "not" or an adverb ("is biased", "strongly convex") is a predicate, and a word
+in "-ly" whose adjective the papers also write ("exponentially") is an adverb. The product counts these within one topic's
 papers (``PhraseStats.phrase``); this counts them over a whole corpus, word by word.
 
 For each corpus, and for every word of at least ``--min-uses`` uses that could end a label (not a
@@ -59,13 +59,14 @@ def shares(docs: list[str], min_uses: int, keep: set[str]) -> dict[str, dict]:
     words = text.split(" ")
     vocab = set(words)
     stop = lc.english_stop_words()
+    adverbs = {w for w in vocab if lc.ADVERB_PAIRS and any(b in vocab for b in lc.adverb_bases(w))}
     uses, objects, predicates, content_next = Counter(), Counter(), Counter(), Counter()
     for i in range(1, len(words) - 1):
         w = words[i]
         uses[w] += 1
         nxt = words[i + 1]
         objects[w] += nxt in lc._OBJECT_WORDS
-        predicates[w] += words[i - 1] in lc._PREDICATE_WORDS
+        predicates[w] += words[i - 1] in lc._PREDICATE_WORDS or words[i - 1] in adverbs
         content_next[w] += nxt not in stop and nxt not in ("|", "||", "")
     out = {}
     for w, n in uses.items():

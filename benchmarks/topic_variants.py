@@ -265,6 +265,7 @@ FLAGS = {
     "induced": (cluster_graph, "_runs_on", induced_runs_on),
     "acrossphrases": (vocab, "WITHIN_PHRASES", False),
     "noable": (label_candidates, "ABLE_ADJECTIVES", False),
+    "noadverbpair": (label_candidates, "ADVERB_PAIRS", False),
     "byany": (labels_module, "THREE_PARTS_BY_BEST", False),
     "voteunheld": (cluster_consensus, "KEEP_UNHELD", False),
 }

@@ -238,10 +238,11 @@ class _Phrase:
     count: int  # occurrences inside one clause
     head_share: float  # share of occurrences not followed by another content word
     object_share: float = 0.0  # share followed by a determiner or an object pronoun ("reduces the")
-    predicate_share: float = 0.0  # share preceded by an auxiliary, a modal or "not" ("is biased")
+    predicate_share: float = 0.0  # share preceded by an auxiliary, a modal, "not" or an adverb ("is biased")
     adverb: bool = False  # ends in an adjective + "ly" ("exponentially", "grows exponentially")
     verb_share: float = 0.0  # share after "to", a modal or an adverb ("to learn visual"; several words only)
     adjective: bool = False  # one word in "-able" or "-ible" never written in the plural ("interpretable")
+    adverb_led: bool = False  # two words, the first an adverb in "-ly" ("strongly convex", "jointly learn")
 
     @property
     def is_noun_phrase(self) -> bool:
@@ -250,7 +251,10 @@ class _Phrase:
         verb: "reduces"), is not a single-word predicate ("biased"; a phrase after "is" is usually a
         noun phrase: "a central problem is coalition structure generation"), does not start with a
         verb (several words after "to" or a modal: "to learn visual concepts"), does not end in an
-        adverb ("exponentially") and is not an adjective in "-able" ("interpretable")."""
+        adverb ("exponentially"), is not an adjective in "-able" ("interpretable") and is not an
+        adverb with the one word it qualifies, nor that word alone where adverbs often qualify it
+        ("strongly convex", "convex": an adverb qualifies an adjective, a participle or a verb,
+        never a noun; "weakly supervised learning" has its noun)."""
         several = " " in self.term
         return (
             self.head_share >= (MIN_HEAD_SHARE if not several else MIN_HEAD_SHARE / 2)
@@ -260,6 +264,7 @@ class _Phrase:
             and not (several and _over(self.verb_share, self.count, MAX_VERB_SHARE))
             and not self.adverb
             and not self.adjective
+            and not self.adverb_led
         )
 
 
@@ -277,6 +282,12 @@ def _over(share: float, count: int, limit: float) -> bool:
 #: Whether a single word in "-able" or "-ible" that the papers never write in the plural is taken
 #: for an adjective (:func:`is_able_adjective`; False: the variant ``noable``).
 ABLE_ADJECTIVES = True
+#: Whether an adverb in "-ly" marks what it qualifies as no noun: a phrase of two words whose first
+#: is one ("strongly convex", ``_Phrase.adverb_led``), and a single word preceded by one (or by an
+#: auxiliary) in more than :data:`MAX_PREDICATE_SHARE` of its uses ("convex" in "strongly convex");
+#: False: the variant ``noadverbpair``. "communication and strongly convex", then "communication
+#: and convex", named a topic of ICLR 2020 (2026-12-06, twenty-seventh session).
+ADVERB_PAIRS = True
 
 
 def is_able_adjective(term: str, text: str) -> bool:
@@ -399,9 +410,15 @@ class PhraseStats:
             after = self._after(term)
         content_next = sum(c for w, c in after.items() if w not in self.stop)
         objects = sum(c for w, c in after.items() if w in _OBJECT_WORDS)
-        predicates = sum(c for w, c in self._before(term).items() if w in _PREDICATE_WORDS)
+        predicates = sum(
+            c
+            for w, c in self._before(term).items()
+            if w in _PREDICATE_WORDS or (ADVERB_PAIRS and " " not in term and self._is_adverb(w))
+        )
         adverb = self._is_adverb(term)
         adjective = ABLE_ADJECTIVES and is_able_adjective(term, self.text)
+        words = term.split()
+        adverb_led = ADVERB_PAIRS and len(words) == 2 and self._is_adverb(words[0])
         verbs = 0
         if " " in term:  # a verb's marks before it: "to", a modal, an adverb ("jointly learn ...")
             verbs = sum(c for w, c in self._before(term).items() if w in _VERB_MARKS or self._is_adverb(w))
@@ -414,6 +431,7 @@ class PhraseStats:
             adverb=adverb,
             verb_share=verbs / count,
             adjective=adjective,
+            adverb_led=adverb_led,
         )
 
     def _is_adverb(self, term: str) -> bool:
