@@ -455,6 +455,19 @@ def test_links_carry_the_view_and_a_copied_url_reopens_it(tab, browser, server, 
         other.close()
 
 
+def test_a_topics_figures_are_shown_whole_at_1280_pixels(tab):
+    # Seven figures share the topic's row; at 1280 pixels, in columns of one width, "Label
+    # support" was cut to "Label sup…". Nothing in a figure may end in an ellipsis.
+    tab.open("/topics?corpus=small&topic=0")
+    assert tab.page.locator('[data-testid="stMetric"]').count() >= 6
+    cut = tab.page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid="stMetric"] *')]
+            .filter(e => getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1)
+            .map(e => e.textContent.trim())"""
+    )
+    assert cut == []
+
+
 def test_a_link_to_another_paper_updates_the_address_bar(tab):
     tab.open("/paper?corpus=small&paper=latex-1")
     # the first link to another paper (the page also links to the paper it shows: clicking that

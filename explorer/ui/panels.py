@@ -129,8 +129,16 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
                 "best overlap with the topics of clusterings of 90% samples, 0-1",
             )
         )
-    for column, (label, value, help_text) in zip(st.columns(len(items)), items, strict=True):
+    for column, (label, value, help_text) in zip(st.columns(metric_widths(items)), items, strict=True):
         column.metric(label, value, help=help_text)
+
+
+def metric_widths(items: list[tuple[str, str, str | None]]) -> list[float]:
+    """Relative column widths for metrics ``(label, value, help)``: what the label and its help icon
+    take (about 8 and 24 pixels) or the value in its larger type (about 20 pixels a character),
+    whichever is wider, plus the 16-pixel gap Streamlit takes from each column's share, so that at
+    1280 pixels neither "Label support" nor "1.6%" is cut short."""
+    return [16 + max(8 * len(label) + (24 if help_text else 0), 20 * len(value)) for label, value, help_text in items]
 
 
 def parts_note(corpus: Corpus) -> str:
