@@ -5,8 +5,9 @@ label NeurIPS 2023 once got) reads as broken. There is no part-of-speech tagger 
 without a download, so ``pipeline.model.label_candidates`` reads the papers themselves: a word
 followed by a determiner or an object pronoun ("reduces the") is a verb, one preceded by an
 auxiliary, a modal, "not" or an adverb ("is biased", "strongly convex") is a predicate, and a word
-in "-ly" whose adjective the papers also write ("exponentially") is an adverb. The product counts these within one topic's
-papers (``PhraseStats.phrase``); this counts them over a whole corpus, word by word.
+in "-ly" whose adjective the papers also write ("exponentially") is an adverb. The product counts
+these within one topic's papers (``PhraseStats.phrase``); this counts them over a whole corpus,
+word by word.
 
 For each corpus, and for every word of at least ``--min-uses`` uses that could end a label (not a
 stop word, not a modifier by the head-share test), this writes the two shares and lists the words
