@@ -44,9 +44,9 @@ def spread_bits(labels: np.ndarray, presence, terms: np.ndarray, min_share: floa
     """
     from scipy import sparse
 
-    from pipeline.model.label_candidates import _stem
+    from pipeline.model.label_words import stem
 
-    stems = np.array([_stem(t) for t in terms.tolist()], dtype=object)
+    stems = np.array([stem(t) for t in terms.tolist()], dtype=object)
     names, column = np.unique(stems, return_inverse=True)
     merge = sparse.csr_matrix((np.ones(len(terms)), (np.arange(len(terms)), column)), shape=(len(terms), len(names)))
     uses = sparse.csr_matrix(sparse.csr_matrix(presence, dtype=np.float64) @ merge)

@@ -17,9 +17,10 @@ from pipeline.embed.encoders import HashingEncoder
 from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params
 from pipeline.model.cluster_refine import merge_to, reassign_outliers
-from pipeline.model.label_candidates import TopicTerms, candidate_terms, is_generic, terms_overlap, topic_text
+from pipeline.model.label_candidates import TopicTerms, candidate_terms, is_generic, topic_text
 from pipeline.model.label_choice import make_labels
 from pipeline.model.label_evidence import is_weak, label_support
+from pipeline.model.label_words import terms_overlap
 from pipeline.model.place import nearest, place_on_map, topic_distribution
 from pipeline.model.reduce import exact_knn, reduce
 from pipeline.model.vocab import doc_terms

@@ -14,7 +14,7 @@ import pandas as pd
 
 from explorer.state.data import Corpus
 from pipeline.model import place
-from pipeline.model.label_candidates import stems
+from pipeline.model.label_words import stems
 from pipeline.model.logodds import LogOdds, log_odds
 from pipeline.model.place import nearest
 from pipeline.model.topic_parts import shown_parts

@@ -1,4 +1,4 @@
-"""Candidate label phrases and the words they are made of: generic and corpus-wide words, stems,
+"""Candidate label phrases and the words they are made of: generic and corpus-wide words,
 a topic's papers as searchable text (:func:`topic_text`), and the check that a candidate is a
 phrase its papers write (:class:`PhraseStats`, :func:`candidate_terms`).
 
@@ -9,13 +9,13 @@ label against the papers.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pipeline.core.inputs import ROOT
+from pipeline.model.label_words import english_stop_words, stem, word_stems
 from pipeline.model.vocab import ACADEMIC_STOP_WORDS, CLAUSE_BREAK
 
 #: Words that may appear in a label but cannot be a label on their own.
@@ -159,75 +159,7 @@ def spread_stems() -> frozenset[str]:
 def is_spread(term: str) -> bool:
     """True for a single word that every ML subfield uses ("observed", "guarantees"): it may be part
     of a phrase ("convergence guarantees") but says nothing about a topic on its own."""
-    return " " not in term.strip() and _stem(term.strip()) in spread_stems()
-
-
-def english_stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS)
-
-
-def _stem(word: str) -> str:
-    """Singular, lower-case: "bandits" -> "bandit", "policies" -> "policy"."""
-    word = word.lower()
-    for suffix, repl in (("ies", "y"), ("sses", "ss"), ("es", "e"), ("s", "")):
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + repl
-    return word
-
-
-def stems_of(term: str) -> set[str]:
-    return {_stem(p) for w in term.split() for p in w.split("-") if p}
-
-
-@functools.lru_cache(maxsize=200_000)
-def word_stems(word: str) -> frozenset[str]:
-    return frozenset(stems_of(word))
-
-
-def stems(term: str) -> set[str]:
-    """The words of ``term`` in singular, lower case, hyphenated words also by part."""
-    return stems_of(term)
-
-
-#: Endings by which a word and its relatives differ ("spike"/"spiking", "image"/"imaging",
-#: "layer"/"layered"); one is taken off at most, and at least 3 letters must remain.
-_ENDINGS = ("ing", "ed", "er", "e")
-
-
-def _root(word: str) -> str:
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[: -len(ending)]
-    return word
-
-
-def same_word(a: str, b: str) -> bool:
-    """Near-duplicates: "bandit"/"bandits", "planning"/"planner", "handwriting"/"handwritten",
-    "spike"/"spiking" (so "spiking neural networks and spike" is one subject named twice)."""
-    if a == b:
-        return True
-    common = len(os.path.commonprefix([a, b]))
-    if common >= 5 or (min(len(a), len(b)) >= 3 and common == min(len(a), len(b))):
-        return True
-    ra, rb = _root(a), _root(b)
-    return ra in (rb, b) or a == rb
-
-
-def is_abbreviation(short: str, term: str) -> bool:
-    """ "llms" abbreviates "language models" (also "large language models"), "gnn" "graph neural networks"."""
-    words = [_stem(w) for w in term.split()]
-    short = _stem(short)
-    if len(words) < 2 or not 2 <= len(short) <= 5:
-        return False
-    initials = "".join(w[0] for w in words)
-    return initials.endswith(short) or short.endswith(initials)
-
-
-def label_key(label: str) -> frozenset[str]:
-    """Labels that differ only in plurals, order or joining words are the same label."""
-    return frozenset(stems_of(label.replace(" and ", " ")))
+    return " " not in term.strip() and stem(term.strip()) in spread_stems()
 
 
 @dataclass
@@ -381,7 +313,7 @@ class PhraseStats:
         for w, c in words.items():
             if w in self.stop or not _WORD.fullmatch(w) or (w in ACADEMIC_STOP_WORDS and w not in _HEADS):
                 continue
-            groups.setdefault(_stem(w), Counter())[w] += c
+            groups.setdefault(stem(w), Counter())[w] += c
         if not groups or count < 3:
             return None
         _, forms = max(groups.items(), key=lambda kv: (sum(kv[1].values()), kv[0]))
@@ -484,10 +416,3 @@ def candidate_terms(
         score *= 1.0 + 0.25 * min(len(term.split()) - 1, 2)
         scored[term] = max(score, scored.get(term, 0.0))
     return sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def terms_overlap(a: str, b: str) -> bool:
-    """The two terms share a word (up to plurals and endings) or one abbreviates the other."""
-    if (" " not in a and is_abbreviation(a, b)) or (" " not in b and is_abbreviation(b, a)):
-        return True
-    return any(same_word(x, y) for x in stems_of(a) for y in stems_of(b))

@@ -21,10 +21,11 @@ import math
 from collections.abc import Callable, Sequence
 
 from pipeline.model.label_background import Background
-from pipeline.model.label_candidates import PhraseStats, TopicTerms, is_generic, label_key
+from pipeline.model.label_candidates import PhraseStats, TopicTerms, is_generic
 from pipeline.model.label_evidence import LabelSupport, contains, label_support
 from pipeline.model.label_fallback import fallback_label
 from pipeline.model.label_options import Option, TopicOptions
+from pipeline.model.label_words import label_key
 from pipeline.model.labels import MAX_WORDS, RETRIEVAL_OPTIONS, near_best, topic_options
 
 #: Whether a topic may take a label a larger topic holds (see the module's docstring).

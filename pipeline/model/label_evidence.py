@@ -12,15 +12,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from pipeline.model.label_candidates import (
-    WORD_PATTERN,
-    PhraseStats,
-    TopicTerms,
-    english_stop_words,
-    is_generic,
-    same_word,
-    stems_of,
-)
+from pipeline.model.label_candidates import WORD_PATTERN, PhraseStats, TopicTerms, is_generic
+from pipeline.model.label_words import english_stop_words, same_word, stems_of
 
 #: Below this support (:func:`label_support`: the share of the topic's papers using the label's
 #: words, as a lower confidence bound) a label is weak: fewer than half of its papers would

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.model.label_candidates import PhraseStats, TopicTerms, candidate_terms, is_generic, terms_overlap
+from pipeline.model.label_candidates import PhraseStats, TopicTerms, candidate_terms, is_generic
+from pipeline.model.label_words import terms_overlap
 
 
 def fallback_label(terms: TopicTerms, text: PhraseStats | None, max_words: int) -> str:

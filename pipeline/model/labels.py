@@ -54,12 +54,8 @@ from pipeline.model.label_candidates import (
     PhraseStats,
     TopicTerms,
     candidate_terms,
-    is_abbreviation,
     is_generic,
     is_spread,
-    same_word,
-    stems_of,
-    terms_overlap,
 )
 from pipeline.model.label_evidence import (
     MIN_PART_SHARE,
@@ -72,6 +68,7 @@ from pipeline.model.label_evidence import (
 )
 from pipeline.model.label_fallback import unread_options
 from pipeline.model.label_options import Option, TopicOptions
+from pipeline.model.label_words import is_abbreviation, same_word, stems_of, terms_overlap
 
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
 MIN_PART_PAPERS = 3
