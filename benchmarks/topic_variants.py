@@ -266,6 +266,7 @@ FLAGS = {
     "acrossphrases": (vocab, "WITHIN_PHRASES", False),
     "noable": (label_candidates, "ABLE_ADJECTIVES", False),
     "noadverbpair": (label_candidates, "ADVERB_PAIRS", False),
+    "numberall": (labels_module, "NOUN_NUMBER", False),
     "byany": (labels_module, "THREE_PARTS_BY_BEST", False),
     "voteunheld": (cluster_consensus, "KEEP_UNHELD", False),
 }

@@ -343,6 +343,29 @@ def test_labels_reject_an_adverb_with_the_one_word_it_qualifies():
     assert {"communication", "weakly supervised learning"} <= set(cands), cands
 
 
+def test_a_counted_noun_takes_the_number_of_its_uses_as_a_noun():
+    # ICLR 2021's graph topic was "graph": its papers write "graph" mostly before another noun
+    # ("graph neural networks"), which outnumbered "graphs" more than three to one. As a noun on
+    # its own ("on a graph") they write the plural more often, so the label names the things:
+    # "graphs". "language" is no noun the papers count (never "a language" on its own): it keeps
+    # every use and stays "language", though as a noun on its own "languages" is as frequent.
+    from pipeline.model.label_candidates import PhraseStats
+    from pipeline.model.labels import _number
+
+    graphs = [
+        f"Paper {i}: graph neural networks learn on a graph. Graph classification with graph neural "
+        "networks. Message passing on graphs. Graph neural networks scale."
+        for i in range(5)
+    ]
+    language = [
+        f"Paper {i}: language models generate natural language. Large language models and language "
+        "understanding. Low-resource languages."
+        for i in range(5)
+    ]
+    assert _number([("graph", 1.0), ("graphs", 1.0)], PhraseStats(topic_text(graphs))) == "graphs"
+    assert _number([("language", 1.0), ("languages", 1.0)], PhraseStats(topic_text(language))) == "language"
+
+
 def test_three_parts_are_tried_where_the_best_label_of_two_is_weak():
     # "dynamics and recordings" ranks best but is used by 45% of the topic's papers; "dynamics and
     # brain" is used by 60% but ranks lower ("brain" is written all over the corpus). Three parts

@@ -214,6 +214,10 @@ def _over(share: float, count: int, limit: float) -> bool:
 #: Whether a single word in "-able" or "-ible" that the papers never write in the plural is taken
 #: for an adjective (:func:`is_able_adjective`; False: the variant ``noable``).
 ABLE_ADJECTIVES = True
+#: A noun the papers count ("a graph", "an image") takes the indefinite article in at least this share
+#: of its uses as a noun; one they do not ("language", "likelihood", "ranking") in 0-3% on NeurIPS
+#: 1987-2023's topics, a counted one in 7-39% (EVALUATION.md, "A word's number from its uses as a noun").
+COUNT_SHARE = 0.05
 #: Whether an adverb in "-ly" marks what it qualifies as no noun: a phrase of two words whose first
 #: is one ("strongly convex", ``_Phrase.adverb_led``), and a single word preceded by one (or by an
 #: auxiliary) in more than :data:`MAX_PREDICATE_SHARE` of its uses ("convex" in "strongly convex");
@@ -298,6 +302,18 @@ class PhraseStats:
         if key not in self._next_words:
             self._next_words[key] = words_after(self.text, term)
         return self._next_words[key]
+
+    def noun_uses(self, term: str) -> int:
+        """How often the papers write ``term`` with no content word right after it (as a noun, not
+        as the modifier of another: "on the graph", not "graph neural networks")."""
+        count = self.text.count(f" {term} ")
+        return count - sum(c for w, c in self._after(term).items() if w not in self.stop)
+
+    def countable(self, word: str) -> bool:
+        """The papers count ``word``: they write it after "a" or "an" as a noun at least twice and in
+        at least :data:`COUNT_SHARE` of its uses as a noun ("a graph", not "natural language")."""
+        articles = self.noun_uses(f"a {word}") + self.noun_uses(f"an {word}")
+        return articles >= max(2, COUNT_SHARE * self.noun_uses(word))
 
     def _before(self, term: str) -> Counter:
         """The words right before each occurrence (found as the words after it in the reversed text)."""

@@ -109,6 +109,11 @@ MIN_TITLE_SHARE = 0.10
 #: not make a label that fewer than half of the papers use better (EVALUATION.md, "Labels the
 #: papers' titles name").
 TITLE_WEIGHT = 0.1
+#: Whether a word of a label that the papers count (``PhraseStats.countable``) takes its number from
+#: the singular's uses as a noun (no content word after it) rather than from all its uses (False:
+#: the variant ``numberall``): "graphs", not "graph", for a topic whose papers write "graph neural
+#: networks" and "on graphs" (EVALUATION.md, "A word's number from its uses as a noun").
+NOUN_NUMBER = True
 #: Most words a label may have ("and" included).
 MAX_WORDS = 5
 #: A label of three parts is tried only when the best-ranked label of one or two parts would be
@@ -165,13 +170,17 @@ class _Scorer:
 def _number(forms: list[tuple[str, float]], text: PhraseStats) -> str:
     """A word in the plural when its papers use the plural at least a third as often as the singular
     ("graphs", "images": a label names a kind of work), else as the best-scored form ("privacy",
-    "optimization")."""
+    "optimization"). Of a noun the papers count ("a graph"), the singular's uses as a noun are
+    weighed, not its uses as the modifier of another ("graph neural networks"); a noun they do
+    not count ("language", "motion", "likelihood": never "a language" on its own) keeps every use
+    in the count, as before."""
     best = max(forms, key=lambda ts: (ts[1], ts[0]))[0]
     plural = next((t for t, _ in forms if t.endswith("s") and not t.endswith("ss")), None)
     singular = next((t for t, _ in forms if t != plural), None)
     if plural is None or singular is None:
         return best
-    return plural if 3 * text.text.count(f" {plural} ") >= text.text.count(f" {singular} ") else singular
+    uses = text.noun_uses(singular) if NOUN_NUMBER and text.countable(singular) else text.text.count(f" {singular} ")
+    return plural if 3 * text.text.count(f" {plural} ") >= uses else singular
 
 
 def _parts(
