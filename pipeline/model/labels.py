@@ -179,8 +179,12 @@ def _number(forms: list[tuple[str, float]], text: PhraseStats) -> str:
     singular = next((t for t, _ in forms if t != plural), None)
     if plural is None or singular is None:
         return best
-    uses = text.noun_uses(singular) if NOUN_NUMBER and text.countable(singular) else text.text.count(f" {singular} ")
-    return plural if 3 * text.text.count(f" {plural} ") >= uses else singular
+    plurals = 3 * text.text.count(f" {plural} ")
+    if plurals >= text.text.count(f" {singular} "):  # then also against its fewer uses as a noun
+        return plural
+    if not NOUN_NUMBER:
+        return singular
+    return plural if plurals >= text.noun_uses(singular) and text.countable(singular) else singular
 
 
 def _parts(
