@@ -215,8 +215,9 @@ def _over(share: float, count: int, limit: float) -> bool:
 #: for an adjective (:func:`is_able_adjective`; False: the variant ``noable``).
 ABLE_ADJECTIVES = True
 #: A noun the papers count ("a graph", "an image") takes the indefinite article in at least this share
-#: of its uses as a noun; one they do not ("language", "likelihood", "ranking") in 0-3% on NeurIPS
-#: 1987-2023's topics, a counted one in 7-39% (EVALUATION.md, "A word's number from its uses as a noun").
+#: of its uses as a noun; on NeurIPS 1987-2023's topics one they do not ("language", "likelihood",
+#: "ranking") does in 0-3%, most counted ones in 7-39%; a few counted ones under 5% ("human",
+#: "embedding") keep the count of every use (EVALUATION.md, "A word's number from its uses as a noun").
 COUNT_SHARE = 0.05
 #: Whether an adverb in "-ly" marks what it qualifies as no noun: a phrase of two words whose first
 #: is one ("strongly convex", ``_Phrase.adverb_led``), and a single word preceded by one (or by an
