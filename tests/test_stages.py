@@ -343,6 +343,21 @@ def test_labels_reject_an_adverb_with_the_one_word_it_qualifies():
     assert {"communication", "weakly supervised learning"} <= set(cands), cands
 
 
+def test_the_word_for_the_text_itself_is_no_label_on_its_own():
+    # IJCAI 2022's topic of logic and argumentation was "logic, reasoning and abstract": its papers
+    # from the conference's journal track write "In this extended abstract, we ...". "abstract"
+    # names the text, as "paper" does; "abstract argumentation" names a subject and stays.
+    docs = [
+        f"Paper {i}: in this extended abstract, we summarize logic. Semantics of abstract "
+        "argumentation. Abstract argumentation and logic programs. This abstract, in short, reports."
+        for i in range(5)
+    ]
+    topic = _topic(docs, [("abstract", 1.0), ("abstract argumentation", 0.8), ("logic", 0.6)])
+    cands = [t for t, _ in candidate_terms(topic)]
+    assert "abstract" not in cands, cands
+    assert {"abstract argumentation", "logic"} <= set(cands), cands
+
+
 def test_a_counted_noun_takes_the_number_of_its_uses_as_a_noun():
     # ICLR 2021's graph topic was "graph": its papers write "graph" mostly before another noun
     # ("graph neural networks"), which outnumbered "graphs" more than three to one. As a noun on

@@ -32,7 +32,7 @@ GENERIC_WORDS = ACADEMIC_STOP_WORDS | frozenset(
     tool tools manner aspect aspects scenario scenarios setting settings context contexts paradigm
     paradigms pipeline pipelines architecture architectures factor factors objective objectives
     capability capabilities ability abilities behavior behaviors behaviour behaviours domain domains
-    rule rules notion notions
+    rule rules notion notions abstract abstracts
     """.split()
 )
 
