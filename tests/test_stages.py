@@ -213,6 +213,11 @@ def _topic(docs, ctfidf, keybert=(), mmr=()):
     return TopicTerms(list(ctfidf), list(keybert), list(mmr), topic_text(docs))
 
 
+def _candidates(docs, ctfidf, keybert=()):
+    """The candidate terms of a topic of ``docs`` with these c-TF-IDF (and KeyBERT) terms."""
+    return [t for t, _ in candidate_terms(_topic(docs, ctfidf, keybert=keybert))]
+
+
 def test_labels_complete_phrases_the_papers_write():
     docs = [f"We train graph neural networks on molecules {i}. Graph neural networks scale." for i in range(6)]
     docs += [f"Support vector machines {i} with kernels. Kernel support vector machines for text." for i in range(4)]
@@ -301,8 +306,7 @@ def test_a_label_part_must_end_a_phrase_more_than_once():
         "Outcomes are discriminatory. Discrimination audits for credit.",
         "Fairness constraints for ranking. Demographic parity.",
     ]
-    topic = _topic(docs, [("discriminatory", 1.0), ("discrimination", 0.6), ("parity", 0.5)])
-    cands = [t for t, _ in candidate_terms(topic)]
+    cands = _candidates(docs, [("discriminatory", 1.0), ("discrimination", 0.6), ("parity", 0.5)])
     assert "discriminatory" not in cands, cands
     assert {"discrimination", "parity"} <= set(cands), cands
 
@@ -317,8 +321,7 @@ def test_labels_reject_adjectives_in_able_that_the_papers_never_pluralize():
         f"Feature explanations for each variable. Rules are less interpretable. Latent variables."
         for i in range(5)
     ]
-    topic = _topic(docs, [("interpretable", 1.0), ("explanations", 0.6), ("variable", 0.5)], keybert=["interpretable"])
-    cands = [t for t, _ in candidate_terms(topic)]
+    cands = _candidates(docs, [("interpretable", 1.0), ("explanations", 0.6), ("variable", 0.5)], ["interpretable"])
     assert "interpretable" not in cands, cands
     assert "explanations" in cands and any("variable" in t for t in cands), cands
 
@@ -335,10 +338,9 @@ def test_labels_reject_an_adverb_with_the_one_word_it_qualifies():
         "Weakly supervised learning helps."
         for i in range(5)
     ]
-    topic = _topic(
+    cands = _candidates(
         docs, [("strongly convex", 1.0), ("convex", 0.8), ("communication", 0.6), ("weakly supervised", 0.5)]
     )
-    cands = [t for t, _ in candidate_terms(topic)]
     assert not {"strongly convex", "convex"} & set(cands), cands
     assert {"communication", "weakly supervised learning"} <= set(cands), cands
 
@@ -352,8 +354,7 @@ def test_the_word_for_the_text_itself_is_no_label_on_its_own():
         "argumentation. Abstract argumentation and logic programs. This abstract, in short, reports."
         for i in range(5)
     ]
-    topic = _topic(docs, [("abstract", 1.0), ("abstract argumentation", 0.8), ("logic", 0.6)])
-    cands = [t for t, _ in candidate_terms(topic)]
+    cands = _candidates(docs, [("abstract", 1.0), ("abstract argumentation", 0.8), ("logic", 0.6)])
     assert "abstract" not in cands, cands
     assert {"abstract argumentation", "logic"} <= set(cands), cands
 
