@@ -41,7 +41,7 @@ CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 from pathlib import Path
-from explorer.services import search
+from explorer.services import phrase_scan, search
 from explorer.state import data
 search.PHRASE_FIRST_ROUND = {size}
 if not {read_ahead}:
@@ -52,7 +52,7 @@ corpus = data.load_corpus(Path({art!r}), {name!r})
 index = search.open_bm25(corpus)
 if not {signatures}:
     index.bm25.pairs = None
-search._python_space()
+phrase_scan.python_space()
 out = []
 for q in [{first!r}, {first!r}] + [q for q in {queries!r} if q != {first!r}]:
     read["papers"] = 0

@@ -242,14 +242,14 @@ def test_the_index_keeps_every_paper_that_holds_a_phrase(monkeypatch):
     """Glued words, a Kelvin sign, a long s, dotted and dotless i, tabs and no-break spaces, a
     hyphen, LaTeX: every paper the exact-phrase check finds is among the index's candidates, and the
     candidates are fewer than the papers for most phrases (or the narrowing would be pointless)."""
-    from explorer.services import search
+    from explorer.services import phrase_scan, search
 
     monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)  # the signatures read for any number of papers
     corpus = _tiny_corpus(ODD_TITLES, ODD_ABSTRACTS)
     index = search.build_bm25(corpus)
     narrowed = 0
     for query in PHRASES:
-        holds = search.phrase_mask(corpus, query)
+        holds = phrase_scan.phrase_mask(corpus, query)
         candidates = index.phrase_candidates(query)
         if candidates is None:
             continue
@@ -264,7 +264,7 @@ def test_the_index_keeps_every_paper_that_holds_a_phrase(monkeypatch):
 def test_papers_holding_a_phrase_s_words_apart_are_left_out(monkeypatch):
     """The signatures of adjacent words leave out the papers that hold every word of a phrase but not
     next to each other (stop words between them count as nothing, as the tokeniser drops them)."""
-    from explorer.services import search
+    from explorer.services import phrase_scan, search
 
     abstracts = [
         "Exploration in reinforcement learning: a study.",  # the words, apart
@@ -281,7 +281,7 @@ def test_papers_holding_a_phrase_s_words_apart_are_left_out(monkeypatch):
     assert index.bm25.pairs.shape == (len(abstracts), bm25_pairs.BYTES)
     # "for" is no token: the fourth paper makes the phrase's pairs too, and the check reads and rejects it
     assert index.phrase_candidates("reinforcement learning exploration").tolist() == [0, 0, 1, 1, 0]
-    assert search.phrase_mask(corpus, "reinforcement learning exploration").tolist() == [0, 0, 1, 0, 0]
+    assert phrase_scan.phrase_mask(corpus, "reinforcement learning exploration").tolist() == [0, 0, 1, 0, 0]
     assert index.phrase_candidates("reinforcement learning for exploration").tolist() == [0, 0, 1, 1, 0]
     assert index.phrase_candidates("forcement learning exploration").tolist() == [0, 0, 1, 1, 0]  # a word's end
     assert not index.phrase_candidates("learning reinforcement exploration").any()
@@ -302,7 +302,7 @@ def test_no_paper_holding_a_phrase_cut_from_any_text_is_left_out(monkeypatch):
     """Texts of those words with any gaps (glued, hyphens, tabs, no-break spaces), phrases cut from
     them at any two characters or as whole words: every paper holding one is among the candidates,
     and the signatures leave out papers the words alone keep (or the check would be vacuous)."""
-    from explorer.services import search
+    from explorer.services import phrase_scan, search
 
     monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)
     rng = np.random.default_rng(7)
@@ -326,7 +326,7 @@ def test_no_paper_holding_a_phrase_cut_from_any_text_is_left_out(monkeypatch):
             query = source[start : start + int(rng.integers(3, 40))]
         if len(query.split()) < 2 or (candidates := index.phrase_candidates(query)) is None:
             continue
-        holds = search.phrase_mask(corpus, query)
+        holds = phrase_scan.phrase_mask(corpus, query)
         assert not (holds & ~candidates).any(), query
         index.bm25.pairs = None
         by_words = index.phrase_candidates(query)
@@ -340,7 +340,7 @@ def test_no_paper_holding_a_phrase_cut_from_any_text_is_left_out(monkeypatch):
 def test_keyword_search_finds_the_same_papers_with_the_index_narrowing_the_phrase_check(monkeypatch):
     """The narrowed check gives the full check's answer (the round after the first narrows): same
     papers, order and marks as an index that cannot narrow (an older build's)."""
-    from explorer.services import search
+    from explorer.services import phrase_scan, search
 
     corpus = _tiny_corpus(ODD_TITLES * 3, ODD_ABSTRACTS * 3)
     index = search.build_bm25(corpus)
@@ -354,13 +354,13 @@ def test_keyword_search_finds_the_same_papers_with_the_index_narrowing_the_phras
             b = search.keyword_search(corpus, plain, query, k=k)
             np.testing.assert_array_equal(a.rows, b.rows, err_msg=f"{query} k={k}")
             np.testing.assert_array_equal(a.exact, b.exact, err_msg=f"{query} k={k}")
-            np.testing.assert_array_equal(a.exact, search.phrase_mask(corpus, query)[a.rows], err_msg=query)
+            np.testing.assert_array_equal(a.exact, phrase_scan.phrase_mask(corpus, query)[a.rows], err_msg=query)
 
 
 def test_real_abstracts_phrases_cut_anywhere_are_kept(small_artifacts, monkeypatch):
     """Phrases cut from the fixture's own abstracts at any character (the first word the end of a
     word, the last the start of one) are found among the candidates wherever they are held."""
-    from explorer.services import search
+    from explorer.services import phrase_scan, search
     from explorer.state import data
 
     monkeypatch.setattr(bm25_pairs, "MIN_ROWS", 0)
@@ -380,7 +380,7 @@ def test_real_abstracts_phrases_cut_anywhere_are_kept(small_artifacts, monkeypat
             continue
         candidates = index.phrase_candidates(query)
         if candidates is not None:
-            holds = search.phrase_mask(corpus, query)
+            holds = phrase_scan.phrase_mask(corpus, query)
             assert holds.any() and not (holds & ~candidates).any(), query
             tried += 1
     assert tried > 100

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.services import analysis, figures, mapview, overview_figures, search, text
+from explorer.services import analysis, figures, mapview, overview_figures, phrase_scan, search, text
 from explorer.state import data, state
 from explorer.state.filters import Filters, apply, clean, describe
 from explorer.ui import caches
@@ -397,15 +397,15 @@ def test_the_phrase_check_matches_what_pandas_matched(corpus):
 
     queries = ["planning agents", "vision-language agents", "$x^2$ and", "of the", "(e.g. the", "MULTI-AGENT path"]
     for query in queries:
-        np.testing.assert_array_equal(search.phrase_mask(corpus, query), _pandas_phrase_mask(corpus.papers, query))
+        np.testing.assert_array_equal(phrase_scan.phrase_mask(corpus, query), _pandas_phrase_mask(corpus.papers, query))
     # Unicode spacing and case, a null text and regex characters, as Python's re reads them.
     texts = ["Über\u00a0die Straße", "über  DIE\tstraße", "ueber die strasse", None, "a+b (c) [d]", "ÉCOLE normale"]
     papers = pd.DataFrame({"abstract": texts, "title": ["x"] * len(texts)}).astype("str")
     tiny = SimpleNamespace(n_papers=len(texts), papers=papers)
     for query in ["über die", "die straße", "a+b (c)", "(c) [d]", "école NORMALE", "b (c"]:
         expected = _pandas_phrase_mask(papers, query)
-        np.testing.assert_array_equal(search.phrase_mask(tiny, query), expected, err_msg=query)
-    assert search.phrase_mask(tiny, "über die").tolist() == [True, True, False, False, False, False]
+        np.testing.assert_array_equal(phrase_scan.phrase_mask(tiny, query), expected, err_msg=query)
+    assert phrase_scan.phrase_mask(tiny, "über die").tolist() == [True, True, False, False, False, False]
     # papers.arrow's batches (several chunks, scanned in parallel) give the same answer.
     import pyarrow as pa
 
@@ -414,16 +414,18 @@ def test_the_phrase_check_matches_what_pandas_matched(corpus):
     assert len(papers_chunked["abstract"].array._pa_array.chunks) == 3
     tiny_chunked = SimpleNamespace(n_papers=len(texts), papers=papers_chunked)
     for query in ["über die", "die straße", "a+b (c)", "école NORMALE"]:
-        np.testing.assert_array_equal(search.phrase_mask(tiny_chunked, query), search.phrase_mask(tiny, query))
+        np.testing.assert_array_equal(
+            phrase_scan.phrase_mask(tiny_chunked, query), phrase_scan.phrase_mask(tiny, query)
+        )
 
 
-@pytest.mark.parametrize("piece", [7, search.PHRASE_PIECE])
+@pytest.mark.parametrize("piece", [7, phrase_scan.PHRASE_PIECE])
 def test_the_phrase_check_of_some_papers_reads_them_where_they_lie_or_copies_them_out_alike(corpus, monkeypatch, piece):
     """A few papers of a stretch are copied out and checked, most of a stretch is scanned in place;
     either way, in any order of rows, each paper's answer is the full scan's."""
-    monkeypatch.setattr(search, "PHRASE_PIECE", piece)
+    monkeypatch.setattr(phrase_scan, "PHRASE_PIECE", piece)
     taken, scanned = [], []
-    real_pieces = search._pieces
+    real_pieces = phrase_scan._pieces
 
     def spy(arrow, rows):
         out = real_pieces(arrow, rows)
@@ -432,13 +434,13 @@ def test_the_phrase_check_of_some_papers_reads_them_where_they_lie_or_copies_the
                 (taken if pick is None else scanned).append(1)
         return out
 
-    monkeypatch.setattr(search, "_pieces", spy)
+    monkeypatch.setattr(phrase_scan, "_pieces", spy)
     rng = np.random.default_rng(5)
     for query in ["planning agents", "learning to", "in this paper", "of the"]:
-        full = search.phrase_mask(corpus, query)
+        full = phrase_scan.phrase_mask(corpus, query)
         for share in (0.02, 0.2, 0.6, 1.0):
             rows = rng.permutation(np.flatnonzero(rng.random(corpus.n_papers) < share))
-            np.testing.assert_array_equal(search.phrase_rows(corpus, rows, query), full[rows], err_msg=query)
+            np.testing.assert_array_equal(phrase_scan.phrase_rows(corpus, rows, query), full[rows], err_msg=query)
     assert taken and scanned
 
 
@@ -463,7 +465,7 @@ def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index, monk
                 if ids
                 else np.zeros(corpus.n_papers, np.float32)
             )
-            exact = search.phrase_mask(corpus, query)
+            exact = phrase_scan.phrase_mask(corpus, query)
             allowed = (scores > 0) & (mask if mask is not None else True)
             rows = np.flatnonzero(allowed)
             expected = rows[np.lexsort((rows, -scores[rows], ~exact[rows]))][:k]
@@ -552,7 +554,7 @@ def test_bm25_respects_the_filters_and_odd_queries(corpus, index):
     hits = search.keyword_search(corpus, index, "planning agents", mask=mask)
     assert len(hits) and mask[hits.rows].all()
     assert len(search.keyword_search(corpus, index, "the of and")) == 0  # stop words only
-    assert search.phrase_mask(corpus, "of the").any()  # a phrase of stop words alone matches no paper:
+    assert phrase_scan.phrase_mask(corpus, "of the").any()  # a phrase of stop words alone matches no paper:
     assert len(search.keyword_search(corpus, index, "of the")) == 0  # only papers sharing a word are ranked
     assert len(search.keyword_search(corpus, index, "zzzzqqq")) == 0
     assert np.all(np.diff(hits.scores[~hits.exact]) <= 1e-6)

@@ -424,7 +424,7 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
     phrase, found from the index's postings alone (a superset); None when no word of the query
     narrows it. Only for an index of ``index_texts`` (``indexes_shown_text``).
 
-    The phrase check (``explorer.services.search.phrase_rows``) matches the words in order, any
+    The phrase check (``explorer.services.phrase_scan.phrase_rows``) matches the words in order, any
     whitespace between them, case ignored, anywhere in the text: the first word may end a longer
     word and the last begin one. So in the text a middle word stands between whitespace, and the
     tokeniser (lower case, runs of two or more word characters) makes it a token of its own; the
