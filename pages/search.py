@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer.services import figures, search, text
 from explorer.state import state
-from explorer.ui import caches, mapcomponent, panels, shell, url_state
+from explorer.ui import caches, mapcomponent, panels, search_panels, shell, url_state
 from pipeline.core.errors import PipelineError
 
 ctx = shell.context()
@@ -41,9 +41,10 @@ with find:
             "own embedding model, even without shared words. The sidebar filters apply."
         )
     elif not shell.nothing_left(ctx):
+        k = search_panels.results_wanted("search_k", (query, mode))
         with st.spinner("Searching…"):
             if mode == "keyword":
-                hits = caches.keyword_hits(corpus, query, ctx.mask, k=25)
+                hits = caches.keyword_hits(corpus, query, ctx.mask, k=k)
             else:
                 try:
                     encoder = caches.encoder_for(corpus, writable=not ctx.access.read_only)
@@ -51,13 +52,14 @@ with find:
                     st.error(text.plain(str(exc)), icon=":material/error:")
                     st.stop()
                 vector = search.encode_query(encoder, query)
-                hits = search.semantic_search(corpus, vector, mask=ctx.mask, k=25)
+                hits = search.semantic_search(corpus, vector, mask=ctx.mask, k=k)
         if not len(hits):
             st.info(
                 "Nothing found. Try other words, the semantic mode, or fewer filters.", icon=":material/search_off:"
             )
         score_name = "BM25" if mode == "keyword" else "cosine"
-        st.caption(f"{len(hits)} results · {score_name} score{' · ★ exact phrase' if hits.exact.any() else ''}")
+        if len(hits):
+            st.caption(search_panels.hits_caption(hits, query, mode, filtered=ctx.n_shown < corpus.n_papers))
         if mode == "keyword" and (note := search.index_note(corpus)):
             st.caption(note)
         for i, (r, score, exact) in enumerate(zip(hits.rows, hits.scores, hits.exact, strict=True), start=1):
@@ -69,6 +71,8 @@ with find:
                 snippet=True,
                 where="hit",
             )
+        if len(hits) < hits.total:
+            search_panels.more_results_button("search_k", (query, mode), k)
         if mode == "keyword" and len(hits):
             st.page_link(shell.PAGE["map"].path, label="Show the matches on the map", icon=":material/scatter_plot:",
                          query_params=state.shared(ctx.view, q=query))  # fmt: skip

@@ -503,6 +503,10 @@ def test_hostile_records_execute_nothing(tab, papers, output_dir):
     tab.open("/search?corpus=small&q=adversarial+prompts")
     assert "<script>" in tab.page.locator('[data-testid="stMain"]').inner_text()
     assert not tab.xss_fired()
+    hostile = '<img src="x" onerror="window.__xss=1"> agents'
+    tab.open("/search?corpus=small&q=" + quote_plus(hostile))  # the query, quoted in the results' caption
+    assert f"sharing a word with “{hostile}”" in tab.page.locator('[data-testid="stMain"]').inner_text()
+    assert tab.page.locator('img[src="x"]').count() == 0 and not tab.xss_fired()
     tab.open("/?corpus=small")
     row = int(papers.index[papers["doc_id"] == "xss-1"][0])
     on_map(

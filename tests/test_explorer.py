@@ -472,6 +472,12 @@ def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index, monk
             hits = search.keyword_search(corpus, index, query, mask=mask, k=k)
             np.testing.assert_array_equal(hits.rows, expected, err_msg=f"{query} k={k}")
             np.testing.assert_array_equal(hits.exact, exact[expected], err_msg=f"{query} k={k}")
+            # what the page says: the best k of how many, and how many hold the phrase where all are listed
+            assert hits.total == len(rows), f"{query} k={k}"
+            holding = int(exact[rows].sum())
+            listed_all = holding < min(k, len(rows)) or k >= len(rows)
+            phrase = len(query.split()) > 1 and len(rows)
+            assert hits.exact_total == (holding if listed_all and phrase else None), f"{query} k={k}"
 
 
 def test_keyword_hits_are_kept_per_texts_query_filters_and_k(corpus, index, monkeypatch):

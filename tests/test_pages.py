@@ -19,7 +19,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.state import access
+from explorer.services import search
+from explorer.state import access, data
 from explorer.ui import caches
 from pipeline.core import artifacts, schema
 from pipeline.formats.blobs import MAGIC, unpack
@@ -170,7 +171,7 @@ def test_the_map_marks_search_hits_and_the_reading_list_and_keeps_its_view(small
     mask = np.unpackbits(blobs[state["mask"]][1]["bits"])[:137].astype(bool)
     assert np.array_equal(mask, papers["year"].between(2021, 2023).to_numpy())  # the filters dim the rest
     assert state["view"] == {"x": 0.5, "y": -1.25, "zoom": 3.0} and state["viewKey"] == "0.5,-1.25,3"
-    assert "best 1" in texts(at.caption) or "best matches" in texts(at.caption)
+    assert f"Rings: the {len(marks['ring'])} papers sharing a word with “scheduling makespan”" in texts(at.caption)
 
 
 def test_map_with_a_topic_lists_its_papers(small_artifacts, monkeypatch):
@@ -329,10 +330,31 @@ def test_keyword_search_from_the_url_ranks_the_phrase_first(small_artifacts, mon
     assert to_map.proto.label == "Show the matches on the map" and link_params(to_map)["q"] == [phrase]
 
 
+def test_the_search_says_how_many_papers_it_ranked_and_lists_more_on_request(small_artifacts, monkeypatch):
+    query = "learning agents"
+    at = run(small_artifacts, monkeypatch, "pages/search.py", corpus="small", q=query)
+    index = search.build_bm25(data.load_corpus(small_artifacts, "small"))
+    sharing = int((np.asarray(index.bm25.get_scores(index.bm25.get_tokens_ids(query.split()))) > 0).sum())
+    assert 50 < sharing < 75  # three pages of them
+
+    def listed() -> int:
+        return len([link for link in main_links(at) if link_params(link).get("paper")])
+
+    assert listed() == 25 and f"The 25 best of {sharing} papers sharing a word with “{query}”" in texts(at.caption)
+    at.button(key="search_k_more").click().run()
+    assert listed() == 50 and f"The 50 best of {sharing} papers" in texts(at.caption)
+    at.button(key="search_k_more").click().run()
+    assert listed() == sharing and f"All {sharing} papers sharing a word" in texts(at.caption)
+    assert not [b for b in at.button if b.key == "search_k_more"]  # nothing more to show
+    at.text_input(key="search_q").input("planning agents").run()  # another query starts again at 25
+    assert listed() == 25 and "The 25 best of" in texts(at.caption) and "exact phrase" in texts(at.caption)
+
+
 def test_semantic_search_and_placement(small_artifacts, monkeypatch):
     at = run(small_artifacts, monkeypatch, "pages/search.py", corpus="small", q="multi-agent planning", mode="semantic")
     assert at.segmented_control(key="search_mode").value == "semantic"
     assert len([link for link in main_links(at) if link_params(link).get("paper")]) == 25
+    assert "The 25 of 137 papers closest in meaning to “multi\\-agent planning”" in texts(at.caption)
     at.text_area(key="place_text").input("We plan for teams of agents with temporal constraints and formal guarantees.")
     at.form_submit_button[0].click().run()
     assert not at.exception

@@ -43,11 +43,17 @@ class Hits:
         rows: int ``(m,)`` paper rows.
         scores: float32 ``(m,)`` BM25 score or cosine similarity.
         exact: bool ``(m,)`` the query appears verbatim (as a phrase) in the title or abstract.
+        total: the papers ranked, of which these are the best: those sharing a word with the query
+            (keyword search) or every paper the filters keep (semantic search).
+        exact_total: how many of them hold the query as a phrase, where every one is among ``rows``
+            (fewer than were asked for); None where more may (or the query is one word).
     """
 
     rows: np.ndarray
     scores: np.ndarray
     exact: np.ndarray
+    total: int = 0
+    exact_total: int | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -158,7 +164,7 @@ def keyword_search(
     k = min(k, len(rows))
     if len(query.split()) < MIN_PHRASE_WORDS:
         best = rows[top_k(scores[rows], k)]
-        return Hits(best, scores[best], np.zeros(len(best), dtype=bool))
+        return Hits(best, scores[best], np.zeros(len(best), dtype=bool), total=len(rows))
     found = _with_phrase(corpus, query, scores, rows, k, lambda: index.phrase_candidates(query))
     rest = np.zeros(0, dtype=np.int64)
     if len(found) < k:  # every paper with the phrase found: the best of the others follow
@@ -166,7 +172,9 @@ def keyword_search(
         without = np.flatnonzero(allowed)
         rest = without[top_k(scores[without], k - len(found))]
     chosen = np.concatenate([found, rest]).astype(np.int64)
-    return Hits(chosen, scores[chosen], np.arange(k) < len(found))
+    every = len(found) < k or k == len(rows)  # every paper holding the phrase is among them
+    exact = np.arange(k) < len(found)
+    return Hits(chosen, scores[chosen], exact, total=len(rows), exact_total=len(found) if every else None)
 
 
 def _with_phrase(
@@ -209,7 +217,7 @@ def semantic_search(corpus: Corpus, vector: np.ndarray, *, mask: np.ndarray | No
     if k <= 0:
         return _empty()
     top = top_k(sims, k)  # ties by row
-    return Hits(top.astype(np.int64), sims[top], np.zeros(len(top), dtype=bool))
+    return Hits(top.astype(np.int64), sims[top], np.zeros(len(top), dtype=bool), total=int(np.isfinite(sims).sum()))
 
 
 def similar_papers(corpus: Corpus, row: int, k: int = 10) -> Hits:

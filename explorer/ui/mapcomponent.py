@@ -285,9 +285,10 @@ def legend_caption(n_marked_list: int, hits, query: str) -> str:
     ]
     if query:
         found = len(hits) if hits is not None else 0
+        of = f"{found:,} papers" if not found or found >= hits.total else f"{found:,} best of the {hits.total:,} papers"
         parts.append(
-            f"Rings: the {found} best matches for “{text.plain(query)}” (keyword search, as on the Search page: BM25 over titles "
-            "and abstracts, papers with the exact phrase first)."
+            f"Rings: the {of} sharing a word with “{text.plain(query)}” (keyword search, as on the Search page: BM25 over "
+            "titles and abstracts, papers with the exact phrase first)."
             if found
             else f"No paper matches “{text.plain(query)}”."
         )
