@@ -38,7 +38,8 @@ query = st.session_state["map_q"].strip()
 hits = caches.keyword_hits(corpus, query, ctx.mask, k=mapcomponent.MAP_HITS) if query else None
 marks = [Marks(ctx.reading, f"reading list ({len(ctx.reading)})", LIST, "diamond")] if len(ctx.reading) else []
 if hits is not None and len(hits):
-    marks.append(Marks(hits.rows, f"best {len(hits)} matches for “{query}”", HIT, "ring"))
+    of = f" of {hits.total:,}" if len(hits) < hits.total else ""
+    marks.append(Marks(hits.rows, f"best {len(hits)}{of} matches for “{query}”", HIT, "ring"))
 
 mapcomponent.topic_map(
     corpus,
