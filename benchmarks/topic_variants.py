@@ -269,6 +269,7 @@ FLAGS = {
     "numberall": (labels_module, "NOUN_NUMBER", False),
     "byany": (labels_module, "THREE_PARTS_BY_BEST", False),
     "voteunheld": (cluster_consensus, "KEEP_UNHELD", False),
+    "abbrbreak": (label_candidates, "ABBREVIATIONS_APART", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

@@ -359,6 +359,28 @@ def test_the_word_for_the_text_itself_is_no_label_on_its_own():
     assert {"abstract argumentation", "logic"} <= set(cands), cands
 
 
+def test_a_bracketed_abbreviation_does_not_end_the_phrase_it_stands_in(monkeypatch):
+    # "out-of-distribution (OOD) detection": the bracket ended the clause, so "out-of-distribution"
+    # read as a noun ending a phrase in three uses of four, and became a label part (NeurIPS 2021's
+    # "labels, domain adaptation and out-of-distribution"). With the abbreviation moved out of the
+    # way, every use is followed by the noun it qualifies; the abbreviation is still the paper's word.
+    from pipeline.model import label_candidates
+    from pipeline.model.label_candidates import PhraseStats, topic_text
+
+    docs = [
+        f"Paper {i}: out-of-distribution (OOD) detection for images. We flag out-of-distribution (OOD) "
+        "samples and out-of-distribution (OOD) inputs. Robust out-of-distribution detection."
+        for i in range(5)
+    ]
+    ctfidf = [("out-of-distribution", 1.0), ("out-of-distribution detection", 0.8), ("images", 0.5)]
+    cands = _candidates(docs, ctfidf)
+    assert "out-of-distribution" not in cands and "out-of-distribution detection" in cands, cands
+    text = PhraseStats(topic_text(docs))
+    assert text.doc_share("out-of-distribution detection") == 1.0 and "ood" in text.doc_stems[0]
+    monkeypatch.setattr(label_candidates, "ABBREVIATIONS_APART", False)
+    assert "out-of-distribution" in _candidates(docs, ctfidf)  # the bracket read as the phrase's end
+
+
 def test_a_counted_noun_takes_the_number_of_its_uses_as_a_noun():
     # ICLR 2021's graph topic was "graph": its papers write "graph" mostly before another noun
     # ("graph neural networks"), which outnumbered "graphs" more than three to one. As a noun on

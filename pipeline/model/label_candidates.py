@@ -121,13 +121,31 @@ class TopicTerms:
         return None if self.titles is None else [doc_stems(t) if t else frozenset() for t in self.titles]
 
 
+#: A bracketed abbreviation ("out-of-distribution (OOD) detection") moves to the end of its paper,
+#: so that what it follows and what follows it stay one clause: otherwise the bracket ended the
+#: clause, and "out-of-distribution" read as a noun ending a phrase there.
+ABBREVIATIONS_APART = True
+_ABBREVIATION = re.compile(r"\(\s*([^\W\d_]*[A-Z][^\W\d_]*[A-Z][\w-]{0,8})\s*\)(?=\s)")
+
+
+def _abbreviations_apart(doc: str) -> str:
+    if "(" not in doc:
+        return doc
+    found: list[str] = []
+    doc = _ABBREVIATION.sub(lambda m: found.append(m.group(1)) or " ", doc)  # spaces are collapsed after
+    return doc + "".join(f" ({a})" for a in found)
+
+
 def topic_text(docs: Sequence[str]) -> str:
     """A topic's papers as one lower-case string for phrase search.
 
     Words are separated by single spaces and the text is padded with them, so that `` term ``
     finds a term as a whole; clauses are separated by ``|`` and papers by ``||``, so that no phrase
-    is found across a bracket, a comma or two papers.
+    is found across a bracket, a comma or two papers (a bracketed abbreviation is moved out of the
+    way first, :data:`ABBREVIATIONS_APART`).
     """
+    if ABBREVIATIONS_APART:
+        docs = [_abbreviations_apart(d) for d in docs]
     text = "\n".join(d.replace("\n", " ") for d in docs).lower()
     text = _NOT_WORD.sub(" | ", text)
     text = _SPACES.sub(" ", text).replace("\n", " || ")
