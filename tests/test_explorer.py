@@ -455,7 +455,7 @@ def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index, monk
     # the last four: papers with the phrase lie far apart in the score order (this corpus: "learning
     # and" at places 4, 17 and 24 of 35), so a search that stopped checking too early would miss some
     phrases_far_apart = ["learning to", "learning and", "we propose a", "in this paper"]
-    for query in [*KEYWORD_QUERIES, "learning", "agents planning", "the learning", *phrases_far_apart]:
+    for query in [*KEYWORD_QUERIES, "learning", "agents planning", "the learning", "multi-agent", *phrases_far_apart]:
         for k in (1, 5, 25, 500):
             mask = rng.random(corpus.n_papers) < 0.7 if k != 500 else None
             tokens = search.tokenize([query])[0]
@@ -476,8 +476,22 @@ def test_keyword_search_orders_as_a_full_sort_of_every_match(corpus, index, monk
             assert hits.total == len(rows), f"{query} k={k}"
             holding = int(exact[rows].sum())
             listed_all = holding < min(k, len(rows)) or k >= len(rows)
-            phrase = len(query.split()) > 1 and len(rows)
+            phrase = phrase_scan.is_phrase(query) and len(rows)
             assert hits.exact_total == (holding if listed_all and phrase else None), f"{query} k={k}"
+
+
+def test_a_hyphenated_word_is_a_phrase_and_the_papers_writing_it_come_first(corpus, index):
+    """The tokeniser splits "multi-agent" into "multi" and "agent", so BM25 alone mixes in papers
+    that write "agent" only; as a phrase, the papers that write "multi-agent" come first."""
+    assert phrase_scan.is_phrase("multi-agent") and phrase_scan.is_phrase("planning  agents")
+    assert not any(map(phrase_scan.is_phrase, ["planning", " -agent- ", ""]))
+    text = (corpus.papers["title"].fillna("") + " " + corpus.papers["abstract"].fillna("")).str.lower()
+    writing = text.str.contains("multi-agent", regex=False).to_numpy()
+    np.testing.assert_array_equal(phrase_scan.phrase_mask(corpus, "Multi-Agent"), writing)
+    n = int(writing.sum())
+    hits = search.keyword_search(corpus, index, "multi-agent", k=n + 10)
+    assert 0 < n < len(hits) and hits.exact_total == n
+    assert set(hits.rows[:n].tolist()) == set(np.flatnonzero(writing).tolist()) and hits.exact[:n].all()
 
 
 def test_keyword_hits_are_kept_per_texts_query_filters_and_k(corpus, index, monkeypatch):

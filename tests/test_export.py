@@ -45,6 +45,7 @@ QUERIES = [
     "adversarial prompts vision",
     "the of planning planning",
     "multi-agent reinforcement learning",
+    "multi-agent",
     "3d pose estimation",
     "zzzz unknownword",
     "learning",

@@ -19,14 +19,22 @@ from explorer.services.readahead import read_ahead_columns
 if TYPE_CHECKING:
     from explorer.state.data import Corpus
 
-#: A query of fewer words is no phrase.
+#: A query of fewer words is no phrase; the parts of a hyphenated word count ("meta-learning").
 MIN_PHRASE_WORDS = 2
+_WORD_PARTS = re.compile(r"[\s-]+")
 #: Rows per piece of the phrase scan (pieces run on all cores).
 PHRASE_PIECE = 32_768
 #: Share of a piece's rows asked for above which the phrase scan reads the piece where it lies
 #: rather than copying those rows out (BENCHMARKS.md, "The real 1M build again": copying a row costs
 #: about 3.5 times scanning it).
 PHRASE_SCAN_SHARE = 0.25
+
+
+def is_phrase(query: str) -> bool:
+    """The query has ``MIN_PHRASE_WORDS`` words or more, the parts of a hyphenated word counted: the
+    tokeniser ranks "meta-learning" by "meta" and "learning" apart, so the papers holding it as
+    written come first, as those holding "meta learning" do for that query."""
+    return len([part for part in _WORD_PARTS.split(query) if part]) >= MIN_PHRASE_WORDS
 
 
 def phrase_mask(corpus: Corpus, query: str) -> np.ndarray:
@@ -36,10 +44,10 @@ def phrase_mask(corpus: Corpus, query: str) -> np.ndarray:
 
 def phrase_rows(corpus: Corpus, rows: np.ndarray, query: str) -> np.ndarray:
     """bool ``(len(rows),)``: the papers ``rows`` whose title or abstract contains ``query`` verbatim
-    (case and spacing ignored); all False for a query of fewer than ``MIN_PHRASE_WORDS`` words."""
+    (case and spacing ignored); all False for a query that is no phrase (:func:`is_phrase`)."""
     words = query.split()
     rows = np.asarray(rows, dtype=np.int64)
-    if len(words) < MIN_PHRASE_WORDS or not len(rows):
+    if not is_phrase(query) or not len(rows):
         return np.zeros(len(rows), dtype=bool)
     every = len(rows) == corpus.n_papers and bool(np.all(rows == np.arange(len(rows))))
     papers = corpus.papers  # a subset's pages are asked for together first (a cold disk reads them at once)

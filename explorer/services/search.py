@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from explorer.services.phrase_scan import MIN_PHRASE_WORDS, phrase_rows, python_space
+from explorer.services.phrase_scan import is_phrase, phrase_rows, python_space
 from pipeline.analysis import bm25
 from pipeline.analysis.bm25 import tokenize  # one tokeniser for the app and the offline export
 from pipeline.core import artifacts, schema
@@ -162,7 +162,7 @@ def keyword_search(
     if not len(rows):
         return _empty()
     k = min(k, len(rows))
-    if len(query.split()) < MIN_PHRASE_WORDS:
+    if not is_phrase(query):
         best = rows[top_k(scores[rows], k)]
         return Hits(best, scores[best], np.zeros(len(best), dtype=bool), total=len(rows))
     found = _with_phrase(corpus, query, scores, rows, k, lambda: index.phrase_candidates(query))

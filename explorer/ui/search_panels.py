@@ -8,7 +8,7 @@ from collections.abc import Hashable
 import streamlit as st
 
 from explorer.services import text
-from explorer.services.phrase_scan import MIN_PHRASE_WORDS
+from explorer.services.phrase_scan import is_phrase
 from explorer.services.search import Hits
 
 #: Results listed at first, and how many more each "Show more" adds (the offline export's too).
@@ -49,7 +49,7 @@ def hits_caption(hits: Hits, query: str, mode: str, *, filtered: bool) -> str:
         f"{lead} sharing a word with “{asked}”{among}, ranked by BM25 over titles and abstracts (English stop "
         "words ignored)."
     )
-    if len(query.split()) < MIN_PHRASE_WORDS:
+    if not is_phrase(query):
         return out
     if hits.exact_total is None:
         return out + f" Each of the {shown:,} listed contains the exact phrase (★); papers with it come first."
