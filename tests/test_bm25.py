@@ -225,7 +225,7 @@ PHRASES = [
     "classification of input", "input classification", "diffusion models for image generation",
     "models for image", "reinforcement learning exploration", "learning explor", "3d scenes", "3D SCENES",
     "state-of-the-art neural", "of the", "in this paper", "for image", "pre-training and", "O}(n)$ bounds",
-    "networks for", "zzz qqq", "image generation", "ion models",
+    "networks for", "zzz qqq", "image generation", "ion models", "state-of-the-art", "pre-training", "of-the-art",
 ]  # fmt: skip
 
 
@@ -259,6 +259,7 @@ def test_the_index_keeps_every_paper_that_holds_a_phrase(monkeypatch):
     assert not index.phrase_candidates("zzz qqq").any()  # a word no paper has: none can hold it
     assert index.phrase_candidates("of the") is None  # nothing to narrow by: stop words only
     assert index.phrase_candidates("neural") is None  # one word is not a phrase
+    assert index.phrase_candidates("pre-training") is not None  # a hyphenated one is, and narrows
 
 
 def test_papers_holding_a_phrase_s_words_apart_are_left_out(monkeypatch):
@@ -324,7 +325,7 @@ def test_no_paper_holding_a_phrase_cut_from_any_text_is_left_out(monkeypatch):
         else:  # any two characters
             start = int(rng.integers(0, len(source)))
             query = source[start : start + int(rng.integers(3, 40))]
-        if len(query.split()) < 2 or (candidates := index.phrase_candidates(query)) is None:
+        if not phrase_scan.is_phrase(query) or (candidates := index.phrase_candidates(query)) is None:
             continue
         holds = phrase_scan.phrase_mask(corpus, query)
         assert not (holds & ~candidates).any(), query
@@ -376,7 +377,7 @@ def test_real_abstracts_phrases_cut_anywhere_are_kept(small_artifacts, monkeypat
             continue
         start = int(rng.integers(len(text) - 60))
         query = text[start : start + int(rng.integers(12, 60))]
-        if len(query.split()) < 2:
+        if not phrase_scan.is_phrase(query):
             continue
         candidates = index.phrase_candidates(query)
         if candidates is not None:
