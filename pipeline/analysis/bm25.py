@@ -404,9 +404,7 @@ def scores(blob_data: bytes, query: str) -> np.ndarray:
 
 #: A word narrows the exact-phrase check only when it is ASCII letters and digits (two or more).
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9]{2,}")
-#: What stands between the phrase's words: whitespace, or a hyphen inside a word ("meta-learning",
-#: a phrase too: ``explorer.services.phrase_scan.is_phrase``); either ends a token.
-_WORD_PARTS = re.compile(r"[\s-]+")
+_WORD_PARTS = re.compile(r"[\s-]+")  # between a phrase's words: whitespace, or a hyphen ("meta-learning")
 #: A first or last word that ends or begins more of the index's words than this does not narrow the
 #: check (their postings would cost more to read than they save).
 AFFIX_WORDS_MAX = 64
@@ -429,10 +427,10 @@ def phrase_candidates(index, words_by_id: pa.Array, query: str) -> np.ndarray | 
 
     The phrase check (``explorer.services.phrase_scan.phrase_rows``) matches the words in order, any
     whitespace between them, case ignored, anywhere in the text: the first word may end a longer
-    word and the last begin one. The parts of a hyphenated word count as words ("meta-learning"):
-    a hyphen, like whitespace, is no word character. So in the text a middle word stands between
-    whitespace or hyphens, and the tokeniser (lower case, runs of two or more word characters)
-    makes it a token of its own; the first word ends a run and the last begins one. A word narrows the set only where that argument
+    word and the last begin one; a hyphenated word's parts are words too ("meta-learning"). So in
+    the text a middle word stands between whitespace or hyphens, and the tokeniser (lower case,
+    runs of two or more word characters) makes it a token of its own; the first word ends a run and
+    the last begins one. A word narrows the set only where that argument
     holds exactly: it is ASCII letters and digits (which the check's case folding matches only with
     ASCII and the letters ``index_texts`` indexes as ASCII), and no stop word (which the tokeniser
     drops) could be the run that holds it. Other words are skipped, which only keeps more papers.
