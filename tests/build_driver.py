@@ -137,6 +137,10 @@ def main() -> int:
     parser.add_argument("--plan", type=Path)
     parser.add_argument("cli", nargs=argparse.REMAINDER)
     args = parser.parse_args()
+    # A launcher that started this process in the background (``nohup``, ``cmd &`` in a
+    # non-interactive shell) leaves SIGINT ignored, and Python keeps it so: the interrupt tests
+    # would then see no interrupt at all. Ctrl-C's handler is what they test, so put it back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     install()
     if args.plan:
         return run_plan(args.plan)
