@@ -415,6 +415,7 @@ def test_the_csv_holds_only_the_listed_matches(tab, corpus, tmp_path):
     name, rows = download_csv(tab, tmp_path)
     assert name == "small-search.csv"
     assert [r["doc_id"] for r in rows] == ids and [r["rank"] for r in rows] == [str(i) for i in range(1, 26)]
+    assert tab.page.inner_text("#more") == "Show 25 more results"  # as the app's Search page says it
     tab.page.click("#more")
     tab.page.wait_for_function(
         f"() => Number(document.getElementById('count').dataset.shown) === {min(50, len(app_ranking(corpus, 'learning')))}"

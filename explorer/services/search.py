@@ -213,11 +213,12 @@ def semantic_search(corpus: Corpus, vector: np.ndarray, *, mask: np.ndarray | No
     sims = np.asarray(corpus.embeddings @ np.asarray(vector, dtype=np.float32), dtype=np.float32)
     if mask is not None:
         sims = np.where(mask, sims, -np.inf)
-    k = min(k, int(np.isfinite(sims).sum()))
+    total = int(np.isfinite(sims).sum())
+    k = min(k, total)
     if k <= 0:
         return _empty()
     top = top_k(sims, k)  # ties by row
-    return Hits(top.astype(np.int64), sims[top], np.zeros(len(top), dtype=bool), total=int(np.isfinite(sims).sum()))
+    return Hits(top.astype(np.int64), sims[top], np.zeros(len(top), dtype=bool), total=total)
 
 
 def similar_papers(corpus: Corpus, row: int, k: int = 10) -> Hits:

@@ -10,10 +10,7 @@ import streamlit as st
 from explorer.services import text
 from explorer.services.phrase_scan import is_phrase
 from explorer.services.search import Hits
-
-#: Results listed at first, and how many more each "Show more" adds (the offline export lists as many:
-#: its own ``"k": 25`` in ``pipeline.export.export``, a layer below this one).
-RESULTS_PAGE = 25
+from pipeline.core.ranking import RESULTS_PAGE
 
 
 def results_wanted(key: str, asked: Hashable) -> int:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+#: How many results a search lists at first, and how many more each "Show more" adds: the app's
+#: Search page and the offline export's search list the same numbers.
+RESULTS_PAGE = 25
+
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` highest scores of each row, best first, ties by lower index.

@@ -54,6 +54,7 @@ from pipeline.analysis.topic_files import read_topic_tables, read_topics
 from pipeline.core import artifacts, schema
 from pipeline.core.inputs import ROOT
 from pipeline.core.manifest import Manifest
+from pipeline.core.ranking import RESULTS_PAGE
 from pipeline.core.topic_tables import TopicTables
 from pipeline.export.export_common import GZIP_LEVEL, column_texts, gzip_json, http_url, text_or_none, topic_table
 from pipeline.export.export_compare import compare_part, reference_tables
@@ -364,7 +365,7 @@ def export_data(name: str, manifest: Manifest, papers: pd.DataFrame, topics: pd.
             )
         ],
         "weak_note": weak_labels_note(table["label"]),  # what a label's (?) means, as the app's map page says it
-        "search": {"indexed": indexed, "terms": len(index_vocab(index)), "k": 25},
+        "search": {"indexed": indexed, "terms": len(index_vocab(index)), "k": RESULTS_PAGE},
         **meta_lists,
     }
     return ExportData(
