@@ -276,6 +276,29 @@ def test_the_map_draws_every_point_and_labels_every_topic_without_overlap(tab, o
     tab.shot(output_dir, "map-topic")
 
 
+@pytest.mark.parametrize("topic", [0, 3])
+def test_a_highlighted_topics_label_sits_beside_its_papers_not_over_them(tab, topic):
+    # The highlighted topic's label is boxed (white, nearly opaque): centred on the topic, it hid
+    # the very papers it names, all of them for a small topic at the map's edge. It now sits
+    # beside where most of them lie (the middle 80% of their x and of their y), not over it.
+    tab.open(f"/?corpus=small&topic={topic}")
+    state = tab.page.evaluate(MAP)
+    (label,) = [lab for lab in state["labels"] if lab["kind"] == "highlight"]
+    left, top = tab.page.evaluate(
+        f"() => {{ const r = {CURRENT}.el.querySelector('.stage').getBoundingClientRect(); return [r.left, r.top]; }}"
+    )
+    own = [p for p in tab.page.evaluate(MAP_POINTS) if p["layer"] == 3]  # the highlighted topic's dots
+    assert len(own) >= 10
+
+    def middle(values: list[float]) -> tuple[float, float]:
+        values = sorted(values)
+        return values[int(0.1 * len(values))], values[min(len(values) - 1, int(0.9 * len(values)))]
+
+    (x0, x1), (y0, y1) = middle([p["x"] - left for p in own]), middle([p["y"] - top for p in own])
+    a0, b0, a1, b1 = label["box"]
+    assert a1 <= x0 or x1 <= a0 or b1 <= y0 or y1 <= b0, (label["box"], (x0, y0, x1, y1))
+
+
 def test_clicking_a_point_opens_its_paper(tab, papers):
     tab.open("/?corpus=small&years=2020-2023")
     points = tab.page.evaluate(MAP_POINTS)

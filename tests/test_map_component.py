@@ -227,7 +227,8 @@ def test_spacing_is_measured_on_a_sample_of_large_maps():
 
 
 def test_a_weak_labels_mark_stays_in_sight_in_the_legend_when_the_label_is_cut(browser, data, tmp_path):
-    # the legend cuts a long label short with "…"; the weak mark the host appended must not go with it
+    # the legend cuts a long label short with "…" after two lines; the weak mark the host appended
+    # must not go with it
     papers, topics = data
     long = "search, spiking neural networks and neuromorphic hardware for robots"
     topics = topics.assign(label=[long + WEAK_MARK if k == 1 else lab for k, lab in enumerate(topics["label"])])
@@ -247,14 +248,16 @@ def test_a_weak_labels_mark_stays_in_sight_in_the_legend_when_the_label_is_cut(b
             const b = window.map.el.querySelector('.legend button[data-topic="1"]');
             const lab = b.querySelector('.lab'), mark = b.querySelector('.weak');
             const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width]; };
-            return {lab: lab.textContent, cut: lab.scrollWidth > lab.clientWidth, mark: mark && mark.textContent,
+            return {lab: lab.textContent, cut: lab.scrollHeight > lab.clientHeight + 1 || lab.scrollWidth > lab.clientWidth,
+                    lines: Math.round(lab.clientHeight / parseFloat(getComputedStyle(lab).lineHeight)),
+                    mark: mark && mark.textContent,
                     markBox: mark && box(mark), button: box(b), title: b.title,
                     others: window.map.el.querySelectorAll('.legend .weak').length};
         }"""
         )
     finally:
         context.close()
-    assert item["lab"] == long and item["cut"], item  # the label is cut by the legend's width ...
+    assert item["lab"] == long and item["cut"] and item["lines"] == 2, item  # two lines, then cut ...
     assert item["mark"] == WEAK_MARK.strip() and item["others"] == 1, item  # ... its mark is not
     (left, right, width), (b_left, b_right, _) = item["markBox"], item["button"]
     assert width > 0 and b_left <= left and right <= b_right, item

@@ -18,6 +18,7 @@ export interface LabelRequest {
   boxed: boolean; // a white box with a coloured border behind the text
   side: "centre" | "right"; // centred on the anchor, or beside a point
   topic?: number;
+  around?: Box; // where the points it names lie: tried first just outside this box, not over it
 }
 
 export interface Placed {
@@ -84,6 +85,20 @@ export class LabelPlacer {
   }
 
   /**
+   * ``lines`` as they are when each fits in ``room`` pixels; otherwise ``text`` in two lines broken
+   * near the middle, each line that is still too wide cut with "…". A label wider than a small map
+   * (a paper's map beside its abstract) would otherwise run past both edges, cut on each side.
+   */
+  private fit(lines: string[], text: string, font: string, room: number): string[] {
+    if (room <= 0 || lines.every((l) => this.width(l, font) <= room)) return lines;
+    return wrapText(text, 1).map((line) => {
+      let cut = line;
+      while (cut.length > 1 && this.width(cut === line ? cut : cut + "…", font) > room) cut = cut.slice(0, -1).trimEnd();
+      return cut === line ? line : cut + "…";
+    });
+  }
+
+  /**
    * Place ``reqs`` (most important first) in a ``w`` x ``h`` map.
    * @param reserved boxes no label may cover (marks, the tooltip's anchor).
    */
@@ -93,9 +108,9 @@ export class LabelPlacer {
     const out: Placed[] = [];
     for (const req of reqs) {
       const font = fontOf(req);
-      const lines = wrapText(req.text, req.wrap);
-      const lineHeight = req.size * 1.18;
       const pad = req.boxed ? 5 : 2;
+      const lines = this.fit(wrapText(req.text, req.wrap), req.text, font, w - 2 - 2 * pad);
+      const lineHeight = req.size * 1.18;
       const tw = Math.max(...lines.map((l) => this.width(l, font))) + 2 * pad;
       const th = lines.length * lineHeight + 2 * pad - (req.boxed ? 0 : 2);
       const candidates: [number, number][] =
@@ -117,7 +132,24 @@ export class LabelPlacer {
             ];
       const must = req.kind === "overlay" || req.kind === "highlight";
       let placed: Box | null = null;
-      for (const [cx, cy] of candidates) {
+      if (req.around) {
+        // beside the points it names (above, below, right, left of most of them), whole and
+        // clear of other labels; else as any label, over them
+        const [x0, y0, x1, y1] = req.around;
+        const mid = Math.min(Math.max(req.x - tw / 2, 1), w - 1 - tw); // centred, or as near as the map allows
+        for (const [bx, by] of [
+          [mid, y0 - th - 4],
+          [mid, y1 + 4],
+          [x1 + 6, req.y - th / 2],
+          [x0 - 6 - tw, req.y - th / 2],
+        ]) {
+          const box: Box = [bx, by, bx + tw, by + th];
+          if (box[0] < 1 || box[1] < 1 || box[2] > w - 1 || box[3] > h - 1 || index.hits(box)) continue;
+          placed = box;
+          break;
+        }
+      }
+      for (const [cx, cy] of placed ? [] : candidates) {
         // A label near the map's edge moves inward by up to half its size rather than disappear.
         const bx = req.side === "centre" ? Math.min(Math.max(cx, Math.min(1, cx + tw / 2)), Math.max(w - 1 - tw, cx - tw / 2)) : cx;
         const by = Math.min(Math.max(cy, Math.min(1, cy + th / 2)), Math.max(h - 1 - th, cy - th / 2));

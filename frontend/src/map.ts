@@ -94,6 +94,7 @@ export class AtlasMap {
   private h = 0;
   private style = new Uint8Array(0);
   private shownPerTopic = new Uint32Array(0);
+  private hlExtent: [number, number, number, number] | null = null; // ``extentOf`` the highlighted topic
   private nShown = 0;
   private topicIndex = new Map<number, number>(); // topic id -> index in ds.topics
   private hoverTopic: number | null = null;
@@ -315,6 +316,7 @@ export class AtlasMap {
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[start[this.style[i] & 3]++] = i;
     this.shownPerTopic = per;
+    this.hlExtent = hl < 0 ? null : this.extentOf(hl);
     this.nShown = shown;
     this.el.dataset.shown = String(shown);
     this.el.dataset.highlight = hl < 0 ? "" : String(ds.topics[hl].id);
@@ -322,6 +324,30 @@ export class AtlasMap {
       this.renderer.setStyle(this.style, order);
       this.updateLook();
     }
+  }
+
+  /**
+   * Where most of topic ``t``'s shown papers lie (map units: the 10th to 90th percentile of their
+   * x and of their y, from at most about 20,000 of them), so that its label can sit beside them.
+   */
+  private extentOf(t: number): [number, number, number, number] | null {
+    const ds = this.ds!;
+    const n = this.shownPerTopic[t] ?? 0;
+    if (!n) return null;
+    const step = Math.max(1, Math.floor(n / 20000));
+    const xs: number[] = [], ys: number[] = [];
+    let k = 0;
+    for (let i = 0; i < ds.n; i++) {
+      if (ds.topic[i] !== t || (this.style[i] & 3) === 0) continue;
+      if (k++ % step === 0) {
+        xs.push(ds.x[i]);
+        ys.push(ds.y[i]);
+      }
+    }
+    xs.sort((a, b) => a - b);
+    ys.sort((a, b) => a - b);
+    const q = (v: number[], f: number) => v[Math.min(v.length - 1, Math.floor(f * v.length))];
+    return [q(xs, 0.1), q(ys, 0.1), q(xs, 0.9), q(ys, 0.9)];
   }
 
   private zoomRel(): number {
@@ -593,12 +619,13 @@ export class AtlasMap {
       ctx.arc(px, py, r + 1.5, 0, Math.PI * 2);
       ctx.stroke();
     }
-    // extra points (stars): drawn last, above every dot, with a white halo and a dark outline
+    // extra points (stars): drawn last, above every dot, with a white halo and a dark outline;
+    // topic labels keep clear of the named ones (a paper's star), not of many placed papers
     o.overlay.forEach((p) => {
       const [px, py] = this.project(p.x, p.y);
       const size = (p.size ?? 13) * s;
       this.paintShape(ctx, p.shape, px, py, size, p.colour);
-      reserved.push([px - size, py - size, px + size, py + size]);
+      if (p.named !== false) reserved.push([px - size, py - size, px + size, py + size]);
     });
     if (this.lasso && this.lasso.length > 2) {
       ctx.save();
@@ -683,14 +710,15 @@ export class AtlasMap {
       ctx.lineTo(x - size * 0.8, y);
       ctx.closePath();
     } else ctx.arc(x, y, size * 0.6, 0, Math.PI * 2);
+    // halo and outline in proportion to a small mark (thousands of placed papers), as drawn for a star
     ctx.lineJoin = "round";
     ctx.strokeStyle = "#ffffff";
-    ctx.lineWidth = 6;
+    ctx.lineWidth = Math.min(6, size * 0.5);
     ctx.stroke();
     ctx.fillStyle = colour;
     ctx.fill();
     ctx.strokeStyle = "#1f2328";
-    ctx.lineWidth = 2;
+    ctx.lineWidth = Math.min(2, size * 0.17);
     ctx.stroke();
     ctx.restore();
   }
@@ -716,8 +744,14 @@ export class AtlasMap {
       const [px, py] = this.project(t.x, t.y);
       if (px < -200 || py < -60 || px > w + 200 || py > h + 60) continue;
       const on = i === hl;
+      let around: Box | undefined;
+      if (on && this.hlExtent) {
+        const [ax, ay] = this.project(this.hlExtent[0], this.hlExtent[3]);
+        const [bx, by] = this.project(this.hlExtent[2], this.hlExtent[1]);
+        around = [ax, ay, bx, by];
+      }
       reqs.push({
-        key: "t:" + t.id, text: t.label, x: px, y: py, topic: t.id,
+        key: "t:" + t.id, text: t.label, x: px, y: py, topic: t.id, around,
         size: (on ? 15.5 : 12 + 3.5 * Math.sqrt(t.size / maxSize)) * s,
         bold: on || t.size / maxSize > 0.35, colour: darker(t.colour, 0.5), kind: on ? "highlight" : "topic",
         wrap: on ? 0 : 24, boxed: on, side: "centre",

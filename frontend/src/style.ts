@@ -40,7 +40,7 @@ export const CSS = `
 .legend li button.on { background: #fff8c5; border-color: #e3c85a; font-weight: 600; }
 .legend li button.none { color: #8c959f; }
 .legend .sw { flex: none; width: .8em; height: .8em; border-radius: 50%; }
-.legend .lab { flex: 1 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.legend .lab { flex: 1 1 auto; min-width: 0; overflow: hidden; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow-wrap: anywhere; }
 .legend .weak { flex: none; margin-left: -4px; }
 .legend .n { flex: none; color: #57606a; font-variant-numeric: tabular-nums; font-size: .9em; }
 .legend-toggle { position: absolute; right: 8px; top: 8px; z-index: 3; width: auto; padding: 0 10px; gap: 6px; background: rgba(255,255,255,.92); border: 1px solid #e3e6ea; font: inherit; font-size: .92em; }
