@@ -491,6 +491,50 @@ def test_a_topics_figures_are_shown_whole_at_1280_pixels(tab):
     assert cut == []
 
 
+#: What of a page's text a reader cannot see: a link in the page cut where its column ends, a
+#: chart's category label or axis title that runs past the chart's own edges (plotly widens its
+#: margin for labels only as far as the plot leaves room, then cuts them on the left: "17 · …"
+#: read "7 · …").
+CUT_TEXT = """() => {
+    const cut = [];
+    for (const e of document.querySelectorAll('[data-testid="stMain"] [data-testid="stPageLink-NavLink"] *'))
+        if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflow === 'hidden') cut.push(e.textContent.trim());
+    for (const chart of document.querySelectorAll('[data-testid="stPlotlyChart"] .main-svg')) {
+        const edge = chart.getBoundingClientRect();
+        for (const t of chart.parentElement.querySelectorAll('.ytick text, .xtitle, .ytitle')) {
+            const r = t.getBoundingClientRect();
+            if (r.width && (r.left < edge.left - 1 || r.right > edge.right + 1)) cut.push(t.textContent.trim());
+        }
+    }
+    return cut;
+}"""
+
+
+def test_a_papers_topic_and_closest_topics_are_read_whole_in_its_narrow_column(tab, papers):
+    # The paper page's right column is about 260 pixels wide at 1280: the topic's link was cut
+    # mid-word, and the closest topics' chart cut its labels' first characters (the numbers).
+    sizes = papers.loc[papers["topic"] >= 0, "topic"].value_counts()
+    row = papers[papers["topic"] == sizes.index[-1]].iloc[0]  # the smallest topic: the longest label here
+    tab.open(f"/paper?corpus=small&paper={quote_plus(row['doc_id'])}")
+    assert tab.page.locator('[data-testid="stPlotlyChart"] .ytick').count() >= 2
+    assert tab.page.evaluate(CUT_TEXT) == []
+    # narrower still (a 1024-pixel laptop): the small map's topic label is wider than the map,
+    # and is broken and cut to fit rather than run past both edges
+    tab.page.set_viewport_size({"width": 1024, "height": 800})
+    tab.wait_for(f"() => {CURRENT}.debug().size[0] < 240")
+    tab.settle()
+    state = tab.page.evaluate(MAP)
+    (label,) = [lab for lab in state["labels"] if lab["kind"] == "highlight"]
+    assert label["box"][0] >= 0 and label["box"][2] <= state["size"][0], (label, state["size"])
+    assert tab.page.evaluate(CUT_TEXT) == []
+    tab.page.set_viewport_size({"width": 1280, "height": 800})
+    tab.open("/trends?corpus=small")  # half-width charts: keywords and topics, emerging and declining
+    assert tab.page.evaluate(CUT_TEXT) == []
+    tab.page.set_viewport_size({"width": 1024, "height": 800})
+    tab.open("/trends?corpus=small")
+    assert tab.page.evaluate(CUT_TEXT) == []
+
+
 def test_a_link_to_another_paper_updates_the_address_bar(tab):
     tab.open("/paper?corpus=small&paper=latex-1")
     # the first link to another paper (the page also links to the paper it shows: clicking that

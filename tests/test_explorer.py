@@ -660,6 +660,30 @@ def test_chart_labels_cut_short_keep_a_weak_labels_mark():
     assert figures.esc("a & b" + WEAK_MARK, 26) == "a &amp; b" + WEAK_MARK  # short enough: as it is
 
 
+def test_bar_labels_break_into_short_lines_that_keep_the_topics_number():
+    # plotly cuts a category label too long for its margin on the left ("17 · …" read "7 · …"):
+    # the charts break labels into short lines instead, and hover shows them whole
+    from explorer.services import trend_figures
+
+    long, weak = (
+        "17 · treatment, causal mechanisms and outcomes",
+        "19 · knowledge distillation, speech and music" + WEAK_MARK,
+    )
+    fig = trend_figures.distribution_bars([long, weak, "3 · graphs"], [5, 4, 3], title="Topics", xtitle="papers")
+    ticks = [t.split("<br>") for t in fig.data[0].y]
+    assert ticks[0] == ["17 · treatment, causal", "mechanisms and outcomes"]
+    assert ticks[1][0] == "19 · knowledge" and ticks[1][-1].endswith("…" + WEAK_MARK) and len(ticks[1]) == 2
+    assert ticks[2] == ["3 · graphs"]
+    assert all(len(line) <= figures.TICK_WIDTH + 1 for lines in ticks for line in lines)
+    assert list(fig.data[0].customdata) == [long, weak, "3 · graphs"]  # the hover, whole
+    assert fig.layout.height >= 3 * 40  # rows tall enough for two lines
+    table = pd.DataFrame({"label": [long], "change": [0.02], "z": [3.0], "n_before": [4], "share_before": [0.01],
+                          "n_after": [9], "share_after": [0.03]})  # fmt: skip
+    bars = trend_figures.change_bars(table, label="label", title="Emerging")
+    assert bars.data[0].y[0].startswith("17 · ") and list(bars.data[0].hovertext) == [long]
+    assert figures.tick_label("a <b> & c") == "a &lt;b&gt; &amp; c"  # escaped like any chart text
+
+
 def test_only_http_links_become_links():
     assert text.safe_url("https://example.org/paper?x=1") == "https://example.org/paper?x=1"
     assert text.safe_url("http://example.org") == "http://example.org"

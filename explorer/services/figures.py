@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -67,6 +68,40 @@ def esc(text: object, limit: int | None = None) -> str:
         mark = WEAK_MARK if s.endswith(WEAK_MARK) and limit > 2 * len(WEAK_MARK) else ""
         s = s[: limit - 1 - len(mark)].rstrip() + "…" + mark
     return html.escape(s, quote=False)
+
+
+#: A category label's line in a bar chart that may sit in a narrow column (a half-width panel at
+#: 1280 px): about 22 characters of the charts' 15 px font, 2 lines at most (``tick_label``).
+TICK_WIDTH, TICK_LINES = 22, 2
+
+
+def tick_lines(text: object, width: int = TICK_WIDTH, lines: int = TICK_LINES) -> list[str]:
+    """``text`` broken at spaces into at most ``lines`` lines of about ``width`` characters, each
+    escaped (``esc``); what does not fit is cut with "…" on the last line, a weak label's mark kept.
+    Plotly widens a chart's margin for its labels only as far as the plot leaves room: past that
+    it cuts them on the left, so a long "17 · treatment, causal…" read "7 · treatment, causal…".
+    Two short lines keep the start (a topic's number) where it can be read."""
+    s = "" if text is None or (isinstance(text, float) and text != text) else " ".join(str(text).split())
+    parts = textwrap.wrap(s, width, break_long_words=False, break_on_hyphens=False) or [""]
+    if len(parts) > lines:
+        parts = [*parts[: lines - 1], " ".join(parts[lines - 1 :])]
+    return [esc(line, width + 1) for line in parts]
+
+
+def tick_label(text: object, width: int = TICK_WIDTH, lines: int = TICK_LINES) -> str:
+    """``tick_lines`` joined for plotly (``<br>``)."""
+    return "<br>".join(tick_lines(text, width, lines))
+
+
+#: Lines for a chart that sits in a page's side column (a paper's closest topics: about 210
+#: pixels wide on a 1024-pixel screen): 16 characters of a 13 px font, 3 lines at most.
+NARROW_TICKS, NARROW_FONT = (16, 3), 13
+
+
+def row_height(labels: Sequence[str], one_line: int) -> int:
+    """Pixels per bar: ``one_line``, or room for the lines of the 15 px font where a label wraps."""
+    lines = max((label.count("<br>") + 1 for label in labels), default=1)
+    return one_line if lines == 1 else max(one_line, 22 + 18 * lines)
 
 
 def base_layout(fig: go.Figure, *, height: int, title: str | None = None, legend: bool = False) -> go.Figure:
@@ -199,19 +234,28 @@ def topic_similarity_bars(
     """Horizontal bars of a paper's (or a new abstract's) closest topics by cosine similarity to
     their embeddings, a plain number from -1 to 1 (not a share); the ``assigned`` topic (its topic
     from clustering) is outlined, in bold and marked ▶."""
-    names = [
-        f"<b>▶ {t} · {esc(lab, 26)}</b>" if t == assigned else f"{t} · {esc(lab, 26)}"
+    lines = [
+        tick_lines(f"▶ {t} · {lab}" if t == assigned else f"{t} · {lab}", *NARROW_TICKS)
         for t, lab in zip(topics, labels, strict=True)
     ]
+    names = [
+        "<br>".join(f"<b>{line}</b>" for line in parts) if t == assigned else "<br>".join(parts)
+        for t, parts in zip(topics, lines, strict=True)
+    ]
+    full = [esc(f"{t} · {lab}") for t, lab in zip(topics, labels, strict=True)]
     sims = [float(s) for s in similarities]
     fig = go.Figure(
         go.Bar(
             x=sims, y=names, orientation="h", marker_color=colours_of(topics, colours),
             marker_line=dict(width=[3 if t == assigned else 0 for t in topics], color=INK),
-            text=[f"{s:.2f}" for s in sims], textposition="auto", hovertemplate="%{y}: cosine %{x:.3f}<extra></extra>",
+            text=[f"{s:.2f}" for s in sims], textposition="auto", customdata=full,
+            hovertemplate="%{customdata}: cosine %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig = base_layout(fig, height=height or max(160, 38 * len(names) + (84 if title else 40)), title=title)
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(range=[min(0.0, *sims), 1], title_text="cosine similarity to the topic")
+    fig = base_layout(
+        fig, height=height or max(160, row_height(names, 38) * len(names) + (84 if title else 40)), title=title
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True, tickfont=dict(size=NARROW_FONT))
+    # "cosine" (to the topic): the caption beside the chart says it in full
+    fig.update_xaxes(range=[min(0.0, *sims), 1], title_text="cosine")
     return fig

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer.services.figures import PALETTE, Colours, base_layout, colour_of, esc
+from explorer.services.figures import PALETTE, Colours, base_layout, colour_of, esc, row_height, tick_label
 
 
 def topic_share_lines(
@@ -101,13 +101,15 @@ def distribution_bars(
     height: int | None = None,
 ) -> go.Figure:
     """Plain horizontal bars (keyword or topic distribution when a corpus has no years)."""
-    names = [esc(n, 40) for n in names]
+    full = [esc(n) for n in names]
+    names = [tick_label(n) for n in names]
     fig = go.Figure(
         go.Bar(
-            x=list(values), y=names, orientation="h", marker_color=colours, hovertemplate="%{y}: %{x:,}<extra></extra>"
+            x=list(values), y=names, orientation="h", marker_color=colours, customdata=full,
+            hovertemplate="%{customdata}: %{x:,}<extra></extra>",
         )
-    )
-    fig = base_layout(fig, height=height or max(240, 28 * len(names) + 70), title=title)
+    )  # fmt: skip
+    fig = base_layout(fig, height=height or max(240, row_height(names, 28) * len(names) + 70), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
     fig.update_xaxes(title=xtitle)
     return fig
@@ -120,7 +122,7 @@ SURE_Z = 1.96
 def change_bars(table: pd.DataFrame, *, label: str, title: str, height: int | None = None) -> go.Figure:
     """Bars of the change in share between two periods (percentage points), in the table's order
     (ranked by log-odds z); changes that could be chance (|z| < 1.96) are drawn pale."""
-    names = [esc(n, 36) for n in table[label]]
+    names = [tick_label(n) for n in table[label]]
     change = table["change"].to_numpy(dtype=float) * 100
     z = table["z"].to_numpy(dtype=float) if "z" in table else np.full(len(table), np.inf)
     fig = go.Figure(
@@ -128,14 +130,15 @@ def change_bars(table: pd.DataFrame, *, label: str, title: str, height: int | No
             x=change, y=names, orientation="h", marker_color=np.where(change >= 0, "#0072B2", "#D55E00"),
             marker_opacity=np.where(np.abs(z) >= SURE_Z, 1.0, 0.35),
             customdata=np.column_stack([table["n_before"], table["share_before"] * 100, table["n_after"], table["share_after"] * 100, z]),
-            hovertemplate="<b>%{y}</b><br>before: %{customdata[1]:.1f}% (%{customdata[0]:,} papers)"
+            hovertext=[esc(n) for n in table[label]],  # whole, where the axis breaks and cuts it
+            hovertemplate="<b>%{hovertext}</b><br>before: %{customdata[1]:.1f}% (%{customdata[0]:,} papers)"
             "<br>after: %{customdata[3]:.1f}% (%{customdata[2]:,} papers)<br>change %{x:+.1f} points"
             "<br>log-odds z %{customdata[4]:+.1f}<extra></extra>",
         )
     )  # fmt: skip
-    fig = base_layout(fig, height=height or max(240, 26 * len(names) + 80), title=title)
+    fig = base_layout(fig, height=height or max(240, row_height(names, 26) * len(names) + 80), title=title)
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(title="change in share (points)", zeroline=True, zerolinewidth=2, zerolinecolor="#555")
+    fig.update_xaxes(title="change<br>(points)", zeroline=True, zerolinewidth=2, zerolinecolor="#555")
     return fig
 
 
@@ -146,26 +149,30 @@ def distinctive_bars(table: pd.DataFrame, *, corpus_name: str, height: int | Non
     Args:
         table: columns term, df, share, bg_df, bg_share, z (``analysis.distinctive_terms``).
     """
-    terms = [esc(t, 36) for t in table["term"]]
+    terms = [tick_label(t) for t in table["term"]]
     fig = go.Figure()
     fig.add_trace(
         go.Bar(
             x=table["share"] * 100, y=terms, orientation="h", name=esc(corpus_name, 40), marker_color=PALETTE[0],
             marker_opacity=np.where(table["z"].to_numpy(dtype=float) >= SURE_Z, 1.0, 0.35),
-            customdata=np.column_stack([table["df"], table["z"]]),
-            hovertemplate="<b>%{y}</b><br>%{x:.1f}% of these papers (%{customdata[0]:,})<br>log-odds z %{customdata[1]:.1f}<extra></extra>",
+            customdata=np.column_stack([table["df"], table["z"]]), hovertext=[esc(t) for t in table["term"]],
+            hovertemplate="<b>%{hovertext}</b><br>%{x:.1f}% of these papers (%{customdata[0]:,})<br>log-odds z %{customdata[1]:.1f}<extra></extra>",
         )
     )  # fmt: skip
     fig.add_trace(
         go.Bar(
             x=table["bg_share"] * 100, y=terms, orientation="h", name="background", marker_color="#B8B8B8",
-            customdata=table["bg_df"], hovertemplate="<b>%{y}</b><br>%{x:.2f}% of background abstracts (%{customdata:,})<extra></extra>",
+            customdata=table["bg_df"], hovertext=[esc(t) for t in table["term"]],
+            hovertemplate="<b>%{hovertext}</b><br>%{x:.2f}% of background abstracts (%{customdata:,})<extra></extra>",
         )
     )  # fmt: skip
     fig = base_layout(
-        fig, height=height or max(260, 34 * len(terms) + 110), title="Distinctive terms (vs. ML abstracts)", legend=True
+        fig,
+        height=height or max(260, row_height(terms, 34) * len(terms) + 110),
+        title="Distinctive terms (vs. ML abstracts)",
+        legend=True,
     )
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.08, x=0, yanchor="top"), margin=dict(b=60))
     fig.update_yaxes(autorange="reversed", automargin=True)
-    fig.update_xaxes(title="share of papers using the term", ticksuffix="%")
+    fig.update_xaxes(title="share of papers", ticksuffix="%")  # using the term: the caption says so
     return fig

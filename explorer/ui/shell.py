@@ -93,11 +93,22 @@ class Context:
 # ------------------------------------------------------------------------------------------
 
 
-#: Tighter page top and headings, so that the map fits a 1280x800 screen or a projector.
+#: Tighter page top and headings, so that the map fits a 1280x800 screen or a projector; links in
+#: the page (a topic's name, its nearest topics with their cosine) wrap in a narrow column instead of
+#: being cut where the column ends (Streamlit keeps a link on one line, its end hidden); the topic
+#: map grows with a tall window (580 pixels in a window up to 840 tall, then the window's height less
+#: 260 for the page's top and the map's caption), as a slide fills it in present mode
+#: (``present.SLIDE_JS``, whose inline sizes win).
 CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 3rem; }
 [data-testid="stSidebarHeader"] { height: 1.5rem; min-height: 1.5rem; }
 h1 { font-size: 2.1rem !important; padding-top: 0.2rem !important; }
+[data-testid="stMain"] [data-testid="stPageLink-NavLink"] span:has(> [data-testid="stMarkdownContainer"]),
+[data-testid="stMain"] [data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
+[data-testid="stMain"] [data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"] p { white-space: normal; }
+[data-testid="stMain"] .st-key-map, [data-testid="stMain"] .st-key-map .stBidiComponent,
+[data-testid="stMain"] .st-key-map [data-testid="stBidiComponentIsolated"] {
+  height: max(580px, calc(100vh - 260px)) !important; flex-basis: max(580px, calc(100vh - 260px)) !important; }
 </style>"""
 
 
