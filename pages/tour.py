@@ -20,7 +20,9 @@ if tour is None:
     )
 else:
     tour_draft.editor(ctx)
-    st.text_input("Tour name", key=tour_draft.DRAFT_NAME, placeholder="reading-group", max_chars=48)
+    st.text_input(
+        "Tour name", key=tour_draft.DRAFT_NAME, placeholder="tour (or a name: reading-group, week-3)", max_chars=48
+    )
     tour = tour_draft.draft_tour(ctx)
     inside = {"tourdata": tours.encode(tour)}
     first = tour.steps[0]

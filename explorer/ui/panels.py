@@ -119,7 +119,11 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
             coherence_note or "NPMI of the top 10 keywords on the corpus, -1 to 1",
         ),
         ("Reassigned", f"{row['reassigned']:,}", "papers clustering left out and placed in this topic"),
-        ("Growth", num(row["growth"], "+.2f"), "change in share per year, percentage points (least squares)"),
+        (
+            "Growth",
+            num(row["growth"], "+.2f"),
+            "change in share per year, percentage points (least squares); – when the corpus has one year",
+        ),
     ]
     if row["stability"] == row["stability"]:
         items.append(
@@ -233,6 +237,11 @@ def topic_overview(corpus: Corpus, selected: int | None) -> None:
     else:
         chart(tree_fig, tree, name=figures.image_name(corpus.name, "topic-hierarchy"))
     chart(distance_fig, distance, name=figures.image_name(corpus.name, "intertopic-distance"))
+    distance.caption(
+        "Topics close together have similar papers (the cosine distance between their embeddings, laid out in two "
+        "dimensions by MDS); a bubble's area is its papers. Labels that would overlap are left out: rest the "
+        "pointer on a bubble for its topic."
+    )
     chart(heat_fig, heat, name=figures.image_name(corpus.name, "topic-similarity"))
 
 

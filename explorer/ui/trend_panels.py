@@ -48,7 +48,9 @@ def one_year(ctx: shell.Context) -> None:
                 f"Terms these papers use more than {text.plain(bg.source)} do, ranked by the log-odds ratio with an "
                 f"informative Dirichlet prior (Monroe et al. 2008) among terms used by at least {support} papers, sure "
                 "differences (|z| ≥ 1.96) first. A bar pair shows the share of papers using the term here and in the "
-                "background. The background is shipped with the app (assets/background, see the README)."
+                "background. The background is shipped with the app (assets/background, see the README); a corpus "
+                "drawn from the same conferences and years is partly its own background, which understates its "
+                "differences."
             )
             with st.expander("The counts behind these terms"):
                 st.dataframe(
