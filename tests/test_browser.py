@@ -600,6 +600,27 @@ def test_other_pages_render_cleanly(tab, output_dir):
     tab.shot(output_dir, "bad-corpus")
 
 
+def test_the_map_fills_a_tall_window_and_keeps_its_caption_below(browser, server):
+    # 580 pixels left a third of a 1920x1080 screen empty; the map now grows with the window,
+    # from 580 pixels (1280x800) up, and what follows it is pushed down, not covered.
+    sizes = {}
+    for width, height in ((1280, 800), (1920, 1080)):
+        tab = Tab(browser, server, width, height)
+        try:
+            tab.open("/?corpus=small")
+            sizes[height] = tab.page.evaluate(MAP)["size"][1]
+            gap = tab.page.evaluate(
+                """() => { const map = document.querySelector('[data-testid="stMain"] .st-key-map');
+                    const caption = [...document.querySelectorAll('[data-testid="stCaptionContainer"]')]
+                        .find(c => c.textContent.startsWith('Each dot is a paper'));
+                    return caption.getBoundingClientRect().top - map.getBoundingClientRect().bottom; }"""
+            )
+            assert gap >= 0, gap
+        finally:
+            tab.close()
+    assert 560 <= sizes[800] <= 580 and sizes[1080] >= 780, sizes
+
+
 def test_present_mode_makes_the_map_labels_grow(browser, server, output_dir):
     from explorer.state import tours
 
