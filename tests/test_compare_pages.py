@@ -49,8 +49,11 @@ def test_the_overview_answers_the_four_questions(root, monkeypatch):
     # 62 papers: the page says plainly how large a change it can see.
     assert "62 new papers" in texts(at.info) and "hints, not trends" in texts(at.info)
     assert qp(at, "ref") == ["early"] and qp(at, "show") is None
-    most_novel = result.papers["doc_id"].iat[0]
-    assert any(link_params(link).get("paper") == [most_novel] for link in main_links(at))
+    far = result.papers[result.papers["far"]]
+    linked = {link_params(link).get("paper", [None])[0] for link in main_links(at)}
+    assert set(far["doc_id"].head(3)) <= linked  # the most novel of the far papers
+    assert not set(result.papers.loc[~result.papers["far"], "doc_id"]) & linked  # and none that is not far
+    assert len(far) > 3 and f"and {len(far) - 3:,} more (Far from earlier work)." in texts(at.caption)
 
 
 def test_the_reference_defaults_to_earlier_work_and_a_bad_one_is_named(root, monkeypatch):
@@ -225,3 +228,25 @@ def test_topics_without_a_clear_precursor_are_one_number_everywhere(root, monkey
     at = run(root, monkeypatch, COMPARE, corpus="late", ref="early", show="matching")
     sankey = next(s for s in plotly_specs(at) if s["data"][0]["type"] == "sankey")
     assert sum("(no clear precursor)" in label for label in sankey["data"][0]["node"]["label"]) == n
+
+
+def test_reference_topics_the_matching_diagram_leaves_out_are_named():
+    # A reference topic whose papers spread thinly over the new topics has no link of 10% of a
+    # new topic: the diagram cannot draw it, and the page says which ones are missing.
+    from explorer.services import compare as cview
+
+    flows = pd.DataFrame(
+        [
+            {"topic_a": 0, "topic_b": 0, "papers_b": 90.0, "from_b": 0.9, "from_a": 0.9},
+            {"topic_a": 1, "topic_b": 0, "papers_b": 5.0, "from_b": 0.05, "from_a": 0.5},
+            {"topic_a": 1, "topic_b": 1, "papers_b": 8.0, "from_b": 0.08, "from_a": 0.5},
+            {"topic_a": 2, "topic_b": 1, "papers_b": 92.0, "from_b": 0.92, "from_a": 1.0},
+        ]
+    )
+    matches = pd.DataFrame(
+        [{"side": s, "topic": t, "label": f"{s}{t}", "status": "matched", "status_text": "matched"}
+         for s, ts in (("a", (0, 1, 2)), ("b", (0, 1))) for t in ts]
+    )  # fmt: skip
+    assert cview.undrawn_reference_topics(flows, matches) == [1]
+    nodes = list(cview.matching_sankey(flows, matches, left="ref", right="new").data[0].node.label)
+    assert not any(n.startswith("1 · ") for n in nodes[:2]) and len(nodes) == 4  # a0, a2 | b0, b1

@@ -29,6 +29,7 @@ from pipeline.core.manifest import Manifest
 from pipeline.export.export import export_html
 from pipeline.export.export_compare import LISTED, PRIOR
 from pipeline.formats.blobs import TITLE_CHARS, unpack
+from pipeline.formats.palette import MANY_PLACED, placed_sizes
 from tests.test_export import Offline, part, parts
 
 SECTION_IDS = ("cmp-glance", "cmp-shares", "cmp-matching", "cmp-terms", "cmp-novelty", "cmp-map")
@@ -103,6 +104,7 @@ def test_the_file_holds_the_comparison_the_app_shows(exported, result, root):
     assert header["n"] == len(early) and header["name"] == "early"
     assert arrays["x"].tolist() == pytest.approx(early["x"].astype("float32").tolist())
     assert len(data["overlay"]["row"]) == len(ids) and sum(data["overlay"]["far"]) == int(result.papers["far"].sum())
+    assert data["overlay"]["sizes"] == list(placed_sizes(len(ids)))  # the marks the app draws (below)
     assert d["titles"]["t"] == [t[:TITLE_CHARS] for t in early["title"]]
     assert sum(data["novelty"]["counts"]) == len(ids)
 
@@ -212,6 +214,9 @@ def test_the_comparison_opens_offline_from_an_app_link(browser, exported, result
         ref = page.evaluate("() => window.__atlas.refMap().debug()")
         assert ref["n"] == ref["drawn"] == len(early)
         assert page.evaluate("() => window.__atlas.refMap().opts.overlay.length") == len(result.papers)
+        sizes = page.evaluate("() => window.__atlas.refMap().opts.overlay.map(o => [o.shape, o.size])")
+        far, near = placed_sizes(len(result.papers))
+        assert {tuple(x) for x in sizes} <= {("diamond", far), ("circle", near)}  # the app's marks
         assert "show=map" in page.evaluate("() => location.hash")
         page.screenshot(path=str(output_dir / "export-compare-map.png"))
         page.screenshot(path=str(output_dir / "export-compare.png"), full_page=True)
@@ -276,3 +281,18 @@ def test_a_file_without_a_reference_is_unchanged_and_says_so_for_a_comparison_li
         assert drawn["drawn"] == drawn["n"] > 0
     finally:
         t.close()
+
+
+def test_papers_placed_on_the_reference_map_are_drawn_smaller_when_many_in_the_app_and_the_file():
+    # 2,594 papers of a conference drawn as 8-pixel dots with halos covered the reference's map
+    from explorer.services import compare as cview
+
+    for n in (MANY_PLACED, MANY_PLACED + 1):
+        points = pd.DataFrame({"x": [0.0] * n, "y": [0.0] * n, "label": ["t"] * n, "colour": ["#000000"] * n,
+                               "far": [i % 2 == 0 for i in range(n)]})  # fmt: skip
+        marks = cview.overlay(points)
+        far, near = placed_sizes(n)
+        assert {m.size for m in marks if m.shape == "diamond"} == {far} and {
+            m.size for m in marks if m.shape == "circle"
+        } == {near}
+    assert placed_sizes(MANY_PLACED + 1) < placed_sizes(MANY_PLACED)

@@ -27,7 +27,7 @@ from pipeline.analysis import comparison as stored_comparisons
 from pipeline.analysis.comparison import CompareError, CompareParams, Comparison
 from pipeline.analysis.lineage import Lineage, lineage
 from pipeline.analysis.side import Side
-from pipeline.formats.palette import FAR, GREW, SAME, SHRANK
+from pipeline.formats.palette import FAR, GREW, SAME, SHRANK, placed_sizes
 
 #: The What changed page's views (``show=``), with their names (its radio, tours' step names).
 VIEWS = {
@@ -276,12 +276,33 @@ def overlay_points(comparison: Comparison, new: Corpus, *, limit: int | None = N
 
 def overlay(points: pd.DataFrame, *, limit: int = 5_000) -> list:
     """``overlay_points`` as the map component's overlay: far papers as diamonds, the others as
-    dots, titles on hover (at most ``limit``, most novel first: one JSON record each)."""
+    dots, titles on hover (at most ``limit``, most novel first: one JSON record each); smaller
+    marks for many papers (``palette.placed_sizes``, as the offline export draws them)."""
+    shown = points.head(limit)
+    far_size, near_size = placed_sizes(len(shown))
     return [
         Overlay(float(r.x), float(r.y), str(r.label), str(r.colour), "diamond" if r.far else "circle",
-                11.0 if r.far else 8.0, named=False)
-        for r in points.head(limit).itertuples()
+                far_size if r.far else near_size, named=False)
+        for r in shown.itertuples()
     ]  # fmt: skip
+
+
+#: Links of the matching's diagram thinner than this share of their new topic are left out.
+SANKEY_MIN_SHARE = 0.1
+
+
+def drawn_flows(flows: pd.DataFrame, min_share: float = SANKEY_MIN_SHARE) -> pd.DataFrame:
+    """The flows ``matching_sankey`` draws: at least ``min_share`` of their new topic's papers."""
+    return flows[(flows["papers_b"] > 0) & (flows["from_b"] >= min_share)]
+
+
+def undrawn_reference_topics(
+    flows: pd.DataFrame, matches: pd.DataFrame, min_share: float = SANKEY_MIN_SHARE
+) -> list[int]:
+    """Reference topics with no link in ``matching_sankey`` (each of their flows under
+    ``min_share`` of its new topic), which the page names beside the diagram."""
+    drawn = set(drawn_flows(flows, min_share)["topic_a"].astype(int))
+    return [int(t) for t in matches.loc[matches["side"] == "a", "topic"] if int(t) not in drawn]
 
 
 def matching_sankey(
@@ -290,7 +311,7 @@ def matching_sankey(
     *,
     left: str,
     right: str,
-    min_share: float = 0.1,
+    min_share: float = SANKEY_MIN_SHARE,
     height: int = 620,
     colours: Mapping[int, str] | None = None,
 ) -> go.Figure:
@@ -301,7 +322,7 @@ def matching_sankey(
     ``min_share`` of the new topic are left out; "nothing close" collects the papers far from the
     whole reference. ``colours``: the reference's topic colours (``Corpus.colouring.colours``).
     """
-    f = flows[(flows["papers_b"] > 0) & (flows["from_b"] >= min_share)]
+    f = drawn_flows(flows, min_share)
     a = matches[matches["side"] == "a"].set_index("topic")
     b = matches[matches["side"] == "b"].set_index("topic")
     sources = sorted(set(f["topic_a"].astype(int)))

@@ -182,10 +182,12 @@ def glance(ctx: shell.Context, ref: Corpus, result: Comparison) -> None:
             f"**{far:,} of {len(result.papers):,} papers** lie farther from {ref_name} than 95% of its own papers "
             f"lie from the rest of it (by chance about {0.05 * len(result.papers):.0f} would)."
         )
-        for row in result.papers.head(3).itertuples():
+        for row in result.papers[result.papers["far"]].head(3).itertuples():  # the most novel of them
             pos = ctx.corpus.paper_pos(row.doc_id)
             if pos is not None:
                 shell.paper_link(ctx, pos, prefix=f"{row.rank}. ")
+        if far > 3:
+            st.caption(f"and {far - 3:,} more (Far from earlier work).")
 
 
 def _share_lines(rows: pd.DataFrame, nothing: str) -> None:
@@ -264,6 +266,13 @@ def matching_section(ctx: shell.Context, ref: Corpus, result: Comparison) -> Non
         ),
         name=figures.image_name(ctx.corpus.name, "vs", ref.name, "topic-matching"),
     )
+    left_out = cview.undrawn_reference_topics(result.flows, result.matches)
+    if left_out:
+        st.caption(
+            f"Not in the diagram ({text.plain(ref.name)} topics none of whose links reaches "
+            f"{cview.SANKEY_MIN_SHARE:.0%} of the papers of one of {text.plain(ctx.corpus.name)}'s topics; the "
+            "tables below list them): " + "; ".join(f"{t} · {text.plain(ref.topic_label(t))}" for t in left_out)
+        )
     for side, title, other in (("b", ctx.corpus.name, ref), ("a", ref.name, ctx.corpus)):
         rows = result.matches[result.matches["side"] == side]
         theirs = result.matches[result.matches["side"] != side].set_index("topic")["keywords"]

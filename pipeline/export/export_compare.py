@@ -177,6 +177,7 @@ def page_data(result: Comparison, row_of: dict[str, int], ref_papers: pd.DataFra
             "x": [round(float(v), 4) for v in over["x"]],
             "y": [round(float(v), 4) for v in over["y"]],
             "far": [bool(v) for v in over["far"]],
+            "sizes": list(palette.placed_sizes(len(over))),  # far, near: as the app draws them
         },
         "novelty": {
             "edges": [round(float(v), 4) for v in edges],

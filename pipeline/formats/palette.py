@@ -40,6 +40,15 @@ LIST = "#E4007C"
 #: A comparison with a reference (What changed, in the app and in the offline export): a topic's
 #: share that grew, shrank or did not clearly change, and a paper far from all earlier work.
 GREW, SHRANK, SAME, FAR = "#0072B2", "#D55E00", "#8C8C8C", "#CC79A7"
+#: Papers placed on a reference's map beyond which their marks shrink (``placed_sizes``), so that
+#: the reference's own dots and topic labels stay readable under a whole conference's papers.
+MANY_PLACED = 200
+
+
+def placed_sizes(n: int) -> tuple[float, float]:
+    """Mark sizes (far papers' diamonds, the others' dots) for ``n`` papers placed on a reference's
+    map, in the app and in the offline export alike."""
+    return (11.0, 8.0) if n <= MANY_PLACED else (7.0, 4.0)
 
 
 def topic_colour(topic: int) -> str:
