@@ -270,6 +270,7 @@ FLAGS = {
     "byany": (labels_module, "THREE_PARTS_BY_BEST", False),
     "voteunheld": (cluster_consensus, "KEEP_UNHELD", False),
     "abbrbreak": (label_candidates, "ABBREVIATIONS_APART", False),
+    "partsapart": (label_choice, "PARTS_APART", True),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import PhraseStats, TopicTerms, is_generic
-from pipeline.model.label_evidence import LabelSupport, contains, label_support
+from pipeline.model.label_evidence import LabelSupport, contains, label_parts, label_support
 from pipeline.model.label_fallback import fallback_label
 from pipeline.model.label_options import Option, TopicOptions
 from pipeline.model.label_words import label_key
@@ -32,6 +32,9 @@ from pipeline.model.labels import MAX_WORDS, RETRIEVAL_OPTIONS, near_best, topic
 REPAIR = True
 #: Passes of the repair over the topics at most (each exchange raises the size-weighted rank).
 REPAIR_PASSES = 5
+#: Whether two labels may not share a part either ("layers, neural architecture search and
+#: pruning" / "layers, gradient descent and generalization"): measured, see EVALUATION.md.
+PARTS_APART = False
 
 
 @functools.lru_cache(maxsize=65536)
@@ -43,7 +46,12 @@ def _key(label: str) -> frozenset[str]:
 def _clash(a: str, b: str) -> bool:
     """Two labels that may not both stand: the same, the same up to plurals and order, or one's
     words among the other's (``pipeline.model.label_evidence.contains``)."""
-    return a == b or _key(a) == _key(b) or contains(a, b)
+    return a == b or _key(a) == _key(b) or contains(a, b) or (PARTS_APART and _share_part(a, b))
+
+
+def _share_part(a: str, b: str) -> bool:
+    """Two labels with a part in common, up to plurals ("images and objects" / "images and videos")."""
+    return not set(label_parts(a)).isdisjoint(label_parts(b))
 
 
 def _free(label: str, taken: Sequence[str]) -> bool:
