@@ -5,12 +5,12 @@ import streamlit as st
 from explorer.services import analysis, text
 from explorer.services.mapview import Marks
 from explorer.state import state
-from explorer.ui import caches, mapcomponent, panels, present, share, shell, url_state
+from explorer.ui import mapcomponent, panels, present, search_panels, share, shell, url_state
 from pipeline.formats.palette import HIT, LIST
 
 ctx = shell.context()
 corpus = ctx.corpus
-head, pick, find = st.columns([2, 3, 2], vertical_alignment="bottom")
+head, pick, find, how = st.columns([1.7, 2.3, 2, 1.7], vertical_alignment="bottom")
 head.title("Topic map", anchor=False)
 if shell.nothing_left(ctx):
     st.stop()
@@ -34,12 +34,22 @@ find.text_input(
     max_chars=state.MAX_QUERY_CHARS,
     **url_state.bind("map_q", ctx.view.q or None, default="", to_url=lambda v: {"q": v.strip()}),
 )
+how.toggle(  # no help icon: it would cut the label at 1024 pixels; the caption under the map says what rings are
+    "Semantic",
+    key="map_semantic",
+    **url_state.bind(
+        "map_semantic",
+        ctx.view.mode == "semantic" or None,
+        default=False,
+        to_url=lambda v: {"mode": "semantic" if v else None},
+    ),
+)
 query = st.session_state["map_q"].strip()
-hits = caches.keyword_hits(corpus, query, ctx.mask, k=mapcomponent.MAP_HITS) if query else None
+mode = "semantic" if st.session_state["map_semantic"] else "keyword"
+hits = search_panels.map_hits(ctx, query, mode) if query else None
 marks = [Marks(ctx.reading, f"reading list ({len(ctx.reading)})", LIST, "diamond")] if len(ctx.reading) else []
 if hits is not None and len(hits):
-    of = f" of {hits.total:,}" if len(hits) < hits.total else ""
-    marks.append(Marks(hits.rows, f"best {len(hits)}{of} matches for “{query}”", HIT, "ring"))
+    marks.append(Marks(hits.rows, mapcomponent.rings_name(hits, query, mode), HIT, "ring"))
 
 mapcomponent.topic_map(
     corpus,
@@ -55,7 +65,7 @@ mapcomponent.topic_map(
     on_topic=mapcomponent.choose_topic,
     below=lambda result: share.map_selection(ctx, result.selection, result.selection_kind),
 )
-st.caption(mapcomponent.legend_caption(len(ctx.reading), hits, query))
+st.caption(mapcomponent.legend_caption(len(ctx.reading), hits, query, mode))
 panels.weak_labels_caption(corpus)
 if corpus.colouring.note():
     st.caption(corpus.colouring.note())

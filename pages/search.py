@@ -47,12 +47,10 @@ with find:
                 hits = caches.keyword_hits(corpus, query, ctx.mask, k=k)
             else:
                 try:
-                    encoder = caches.encoder_for(corpus, writable=not ctx.access.read_only)
+                    hits = caches.semantic_hits(corpus, query, ctx.mask, k, writable=not ctx.access.read_only)
                 except PipelineError as exc:
                     st.error(text.plain(str(exc)), icon=":material/error:")
                     st.stop()
-                vector = search.encode_query(encoder, query)
-                hits = search.semantic_search(corpus, vector, mask=ctx.mask, k=k)
         if not len(hits):
             st.info(
                 "Nothing found. Try other words, the semantic mode, or fewer filters.", icon=":material/search_off:"
@@ -73,9 +71,9 @@ with find:
             )
         if len(hits) < hits.total:
             search_panels.more_results_button("search_k", (query, mode), k)
-        if mode == "keyword" and len(hits):
+        if len(hits):
             st.page_link(shell.PAGE["map"].path, label="Show the matches on the map", icon=":material/scatter_plot:",
-                         query_params=state.shared(ctx.view, q=query))  # fmt: skip
+                         query_params=state.shared(ctx.view, q=query, mode=None if mode == "keyword" else mode))  # fmt: skip
 
 with place:
     with st.form("place_form", border=False):

@@ -535,6 +535,21 @@ def test_a_papers_topic_and_closest_topics_are_read_whole_in_its_narrow_column(t
     assert tab.page.evaluate(CUT_TEXT) == []
 
 
+def test_the_maps_semantic_switch_is_read_whole_beside_its_search_box(tab):
+    # a fourth widget in the map's header row: its label must not be cut to "Sem…" on a laptop
+    whole = """() => [...document.querySelectorAll('.st-key-map_semantic [data-testid="stMarkdownContainer"]')]
+        .map((e) => [e.textContent, e.scrollWidth <= e.clientWidth + 1])"""
+    for width in (1024, 1280):
+        tab.page.set_viewport_size({"width": width, "height": 800})
+        tab.open("/?corpus=small&q=planning+for+teams+of+agents&mode=semantic")
+        assert tab.page.evaluate(whole) == [["Semantic", True]], width
+        assert (
+            "closest in meaning to “planning for teams of agents”"
+            in tab.page.locator('[data-testid="stMain"]').inner_text()
+        )
+    tab.page.set_viewport_size({"width": 1280, "height": 800})
+
+
 def test_a_link_to_another_paper_updates_the_address_bar(tab):
     tab.open("/paper?corpus=small&paper=latex-1")
     # the first link to another paper (the page also links to the paper it shows: clicking that

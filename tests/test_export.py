@@ -587,18 +587,20 @@ def test_a_tour_link_of_the_app_opens_in_the_file(browser, exported, output_dir)
     steps = (
         tours.make_step("topics", {"corpus": ["small"], "topic": ["1"]}, "Topic 1 and its papers"),
         tours.make_step("paper", {"corpus": ["small"], "paper": ["latex-1"]}, "A paper worth reading <b>twice</b>"),
-        tours.make_step("search", {"corpus": ["small"], "q": ["planning agents"]}, "Searching"),
+        tours.make_step("search", {"corpus": ["small"], "q": ["planning agents"], "mode": ["semantic"]}, "Searching"),
     )
     blob = tours.encode(tours.Tour("demo", steps, "small"))
     t = Offline(browser, exported, f"#tourdata={blob}&step=2", size=(1920, 1080))
     try:
         assert t.page.inner_text("#tour-note") == "A paper worth reading <b>twice</b>"  # the note, as text
-        assert "Step 2 of 3" in t.page.inner_text("#tour-where")
+        assert "Step 2 of 3" in t.page.inner_text("#tour-where") and "meaning" not in t.page.inner_text("#tour-where")
         assert t.page.inner_text("#d-title").startswith("Sparse")
         t.page.screenshot(path=str(output_dir / "export-tour-1920x1080.png"))
         t.page.keyboard.press("ArrowRight")
         t.page.wait_for_function("() => window.__atlas.state.q === 'planning agents'")
         t.page.wait_for_function("() => location.hash.includes('step=3')")
+        # the app searched by meaning; the file has no model, and says what it marks instead
+        assert "by meaning in the app: this file marks the papers sharing its words" in t.page.inner_text("#tour-where")
         t.page.keyboard.press("PageUp")
         t.page.keyboard.press("PageUp")
         t.page.wait_for_function("() => window.__atlas.state.topic === 1 && window.__atlas.state.q === ''")

@@ -174,6 +174,29 @@ def test_the_map_marks_search_hits_and_the_reading_list_and_keeps_its_view(small
     assert f"Rings: the {len(marks['ring'])} papers sharing a word with “scheduling makespan”" in texts(at.caption)
 
 
+def test_the_map_rings_the_papers_closest_in_meaning_as_the_search_page_ranks_them(small_artifacts, monkeypatch):
+    params = dict(corpus="small", q="multi-agent planning", mode="semantic", years="2021-2023")
+    found = run(small_artifacts, monkeypatch, "pages/search.py", **params)
+    listed = [link_params(link)["paper"][0] for link in main_links(found) if link_params(link).get("paper")]
+    (to_map,) = [link for link in main_links(found) if link.label == "Show the matches on the map"]
+    assert link_params(to_map)["mode"] == ["semantic"] and link_params(to_map)["q"] == ["multi-agent planning"]
+
+    at = run(small_artifacts, monkeypatch, **params)
+    assert at.toggle(key="map_semantic").value
+    state, blobs = map_data(at)
+    (ring,) = [m for m in state["marks"] if m["shape"] == "ring"]
+    papers = pd.read_parquet(artifacts.corpus_path(small_artifacts, "small") / schema.PAPERS).set_index("row")
+    rows = blobs[ring["rows"]][1]["rows"].tolist()
+    shown = int(papers["year"].between(2021, 2023).sum())
+    assert len(rows) == min(shown, 100) and len(listed) == 25
+    assert papers.loc[rows[:25], "doc_id"].tolist() == listed  # the Search page's papers, in its order
+    assert f"Rings: the {len(rows)} papers closest in meaning to “multi\\-agent planning”" in texts(at.caption)
+    assert "sharing a word" not in texts(at.caption)
+
+    at.toggle(key="map_semantic").set_value(False).run()  # words again: the URL says so
+    assert qp(at, "mode") is None and "sharing a word with" in texts(at.caption)
+
+
 def test_map_with_a_topic_lists_its_papers(small_artifacts, monkeypatch):
     at = run(small_artifacts, monkeypatch, corpus="small", topic="1")
     assert at.selectbox(key="map_topic").value == 1

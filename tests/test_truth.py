@@ -452,6 +452,10 @@ def test_steps_are_named_by_what_they_show(corpus):
     trend = tours.make_step("trends", {"corpus": ["small"], "at": ["emerging"], "before": ["2020-2021"]})
     assert describe(trend, corpus) == "Trends: emerging and declining, 2020-2021"
     assert describe(tours.make_step("search", {"q": ["graph neural"]}), corpus) == "Search: “graph neural”"
+    ringed = tours.make_step("map", {"corpus": ["small"], "q": ["graph neural"], "mode": ["semantic"]})
+    assert describe(ringed, corpus) == "Map: all topics, “graph neural” ringed (semantic)"
+    ringed = tours.make_step("map", {"corpus": ["small"], "topic": [str(topic)], "q": ["graph"]})
+    assert describe(ringed, corpus) == f"Topic: {label} on the map, “graph” ringed"
 
 
 def test_a_paper_far_from_every_other_is_said_to_be(small_artifacts, corpus, monkeypatch):

@@ -74,6 +74,8 @@ def describe(step: Step, corpus: Corpus | None = None) -> str:
         name = "Reading list"
     else:
         name = step.page
+    if step.page == "map" and q.get("q"):  # the rings: the papers found for a query
+        name += f", “{q['q'][:80]}” ringed" + (" (semantic)" if q.get("mode") == "semantic" else "")
     filters = [f"{k} {q[k]}" for k in ("years", "venue", "topics", "text") if q.get(k)]
     name += f" ({'; '.join(filters)})" if filters else ""
     return (name + (f" · {section}" if section else ""))[:160]

@@ -3,7 +3,8 @@
 Each is an ``st.cache_resource`` around a plain function of the read side, which holds the logic and
 is tested without Streamlit: the corpus list (``pipeline.core.artifacts.list_corpora``, re-read every few
 seconds), the corpus and the curated corpus (``explorer.state.data.load_corpus``, ``data.with_curation``),
-comparisons and lineages (``explorer.services.compare``), the BM25 index, keyword search hits and the query encoder
+comparisons and lineages (``explorer.services.compare``), the BM25 index, keyword and semantic search hits and the
+query encoder
 (``explorer.services.search``). The keys hold what identifies the data (``data.build_key``, ``Corpus.key``,
 ``Corpus.text_key``, the curation file's hash), so a rebuild or an edit is picked up on the next
 rerun; arguments starting with ``_`` are not hashed.
@@ -146,8 +147,33 @@ def keyword_hits(corpus: Corpus, query: str, mask: np.ndarray | None, k: int) ->
     filters and ``k``: a page that reruns (a click on a result, a paper added to the reading list)
     or another session asking the same gets the same hits without checking the phrase again (a
     rare phrase reads most of the abstracts at a million papers)."""
-    filters = "all" if mask is None else hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).hexdigest()
-    return _keyword_cached(corpus.text_key, query, filters, k, corpus, mask)
+    return _keyword_cached(corpus.text_key, query, _filters_key(mask), k, corpus, mask)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def _semantic_cached(
+    key: tuple[str, str, str], query: str, filters: str, k: int, writable: bool, _corpus: Corpus, _mask
+):
+    vector = search.encode_query(encoder_for(_corpus, writable=writable), query)
+    hits = search.semantic_search(_corpus, vector, mask=_mask, k=k)
+    for array in (hits.rows, hits.scores, hits.exact):
+        array.setflags(write=False)  # shared by every session
+    return hits
+
+
+def semantic_hits(corpus: Corpus, query: str, mask: np.ndarray | None, k: int, *, writable: bool = True) -> search.Hits:
+    """``explorer.services.search.semantic_search`` for ``query`` encoded by the corpus's own model, kept
+    per texts, query, filters and ``k`` as :func:`keyword_hits` is (the Search page and the map's
+    rings ask the same; at a million papers the product with every vector takes a tenth of a second).
+
+    Raises:
+        PipelineError: the model cannot be loaded (``explorer.services.search.encoder_for``); not kept.
+    """
+    return _semantic_cached(corpus.text_key, query, _filters_key(mask), k, writable, corpus, mask)
+
+
+def _filters_key(mask: np.ndarray | None) -> str:
+    return "all" if mask is None else hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).hexdigest()
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

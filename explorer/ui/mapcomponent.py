@@ -275,7 +275,15 @@ def choose_topic(topic: int | None) -> None:
     st.rerun()
 
 
-def legend_caption(n_marked_list: int, hits, query: str) -> str:
+def rings_name(hits, query: str, mode: str) -> str:
+    """The search hits' name in the map's legend and hover: which papers the rings are."""
+    if mode != "keyword":
+        return f"{len(hits):,} closest in meaning to “{query}”"
+    of = f" of {hits.total:,}" if len(hits) < hits.total else ""
+    return f"best {len(hits):,}{of} matches for “{query}”"
+
+
+def legend_caption(n_marked_list: int, hits, query: str, mode: str = "keyword") -> str:
     """What the map shows and how to use it (true for this view)."""
     parts = [
         "Each dot is a paper, placed near papers with similar abstracts and coloured by its topic; faint dots are "
@@ -283,7 +291,12 @@ def legend_caption(n_marked_list: int, hits, query: str) -> str:
         "to zoom, drag to pan; hover a topic in the list to find it. The box and lasso tools select papers for "
         "your reading list."
     ]
-    if query:
+    if query and mode != "keyword" and hits is not None and len(hits):
+        parts.append(
+            f"Rings: the {len(hits):,} papers closest in meaning to “{text.plain(query)}” (semantic search, as on the "
+            "Search page: cosine similarity of each paper's embedding to the query's, by the corpus's own model)."
+        )
+    elif query and mode == "keyword":
         found = len(hits) if hits is not None else 0
         of = f"{found:,} papers" if not found or found >= hits.total else f"{found:,} best of the {hits.total:,} papers"
         parts.append(

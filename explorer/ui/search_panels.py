@@ -10,6 +10,8 @@ import streamlit as st
 from explorer.services import text
 from explorer.services.phrase_scan import is_phrase
 from explorer.services.search import Hits
+from explorer.ui import caches, mapcomponent, shell
+from pipeline.core.errors import PipelineError
 from pipeline.core.ranking import RESULTS_PAGE
 
 
@@ -54,3 +56,17 @@ def hits_caption(hits: Hits, query: str, mode: str, *, filtered: bool) -> str:
     if not hits.exact_total:
         return out + " None contains the exact phrase."
     return out + f" {hits.exact_total:,} contain the exact phrase (★) and come first."
+
+
+def map_hits(ctx: shell.Context, query: str, mode: str) -> Hits | None:
+    """The papers the map rings for ``query``: the best :data:`~explorer.ui.mapcomponent.MAP_HITS`
+    by keyword (as the Search page ranks them) or by meaning. None, with a warning that says why,
+    where the corpus's model cannot be loaded for a semantic search."""
+    k = mapcomponent.MAP_HITS
+    if mode == "keyword":
+        return caches.keyword_hits(ctx.corpus, query, ctx.mask, k=k)
+    try:
+        return caches.semantic_hits(ctx.corpus, query, ctx.mask, k, writable=not ctx.access.read_only)
+    except PipelineError as exc:
+        st.warning(f"No semantic search here: {text.plain(str(exc))}", icon=":material/error:")
+        return None
