@@ -271,6 +271,7 @@ FLAGS = {
     "voteunheld": (cluster_consensus, "KEEP_UNHELD", False),
     "abbrbreak": (label_candidates, "ABBREVIATIONS_APART", False),
     "partsapart": (label_choice, "PARTS_APART", True),
+    "hyphenparts": (label_candidates, "WHOLE_WORDS", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

@@ -345,6 +345,23 @@ def test_labels_reject_an_adverb_with_the_one_word_it_qualifies():
     assert {"communication", "weakly supervised learning"} <= set(cands), cands
 
 
+def test_a_word_written_mostly_inside_hyphenated_words_is_no_label_on_its_own():
+    # ICLR 2019's few-shot topic was "classification and shots": a label's coverage counts a
+    # hyphenated word's parts, so "shots" covered every paper writing "few-shot", though they
+    # wrote "shot" on its own once. "few-shot learning" is the phrase they use; "agents", written
+    # on its own as often as in "multi-agent", stays.
+    docs = [
+        f"Paper {i} studies few-shot learning of new classes. A zero-shot baseline is weak. Few-shot "
+        "classification. Each episode has one shot per class. Agents cooperate in multi-agent systems "
+        "with other agents."
+        for i in range(5)
+    ]
+    ctfidf = [("shot", 1.0), ("few-shot learning", 0.8), ("agents", 0.5)]
+    cands = _candidates(docs, ctfidf)
+    assert not {"shot", "shots"} & set(cands), cands
+    assert {"few-shot learning", "agents"} <= set(cands), cands
+
+
 def test_the_word_for_the_text_itself_is_no_label_on_its_own():
     # IJCAI 2022's topic of logic and argumentation was "logic, reasoning and abstract": its papers
     # from the conference's journal track write "In this extended abstract, we ...". "abstract"

@@ -232,6 +232,13 @@ def _over(share: float, count: int, limit: float) -> bool:
 #: Whether a single word in "-able" or "-ible" that the papers never write in the plural is taken
 #: for an adjective (:func:`is_able_adjective`; False: the variant ``noable``).
 ABLE_ADJECTIVES = True
+#: A single word the papers write more often as the last part of a hyphenated word than on its own
+#: ("shot": "few-shot", "zero-shot") is not the word they use: the candidate is that hyphenated word
+#: where most of those uses are one ("few-shot", then completed and checked as any phrase: "few-shot
+#: learning"), else none (True; False: the variant ``hyphenparts``). A label's coverage counts a
+#: hyphenated word's parts, so "shots" covered the papers that wrote "few-shot" and named topics
+#: ("classification and shots", ICLR 2019).
+WHOLE_WORDS = True
 #: A noun the papers count ("a graph", "an image") takes the indefinite article in at least this share
 #: of its uses as a noun; on NeurIPS 1987-2023's topics one they do not ("language", "likelihood",
 #: "ranking") does in 0-3%, most counted ones in 7-39%; a few counted ones under 5% ("human",
@@ -362,6 +369,8 @@ class PhraseStats:
         count = self.text.count(f" {term} ")
         if count == 0:
             return None
+        if WHOLE_WORDS and " " not in term and "-" not in term and (whole := self._hyphenated(term)) != term:
+            return None if whole is None else self.phrase(whole)  # "few-shot": it is completed as any phrase
         after = self._after(term)
         for _ in range(2):
             if len(term.split()) >= MAX_PHRASE_WORDS:
@@ -400,6 +409,25 @@ class PhraseStats:
             adjective=adjective,
             adverb_led=adverb_led,
         )
+
+    def _hyphenated(self, word: str) -> str | None:
+        """``word`` itself where it stands on its own at least as often as it ends hyphenated words
+        (either number); else the hyphenated word the papers write in most of those uses ("few-shot"
+        for "shot", "k-means" for "means"), or None where none is (4-bit, 8-bit, low-bit)."""
+        forms = {word, word[:-1] if word.endswith("s") and not word.endswith("ss") else word + "s"}
+        alone = sum(self.text.count(f" {f} ") for f in forms)
+        ends: Counter = Counter()
+        for f in forms:
+            ends.update(m.group(1) for m in re.finditer(rf" ([^ |]+-{re.escape(f)}) ", self.text))
+        if sum(ends.values()) <= alone:
+            return word
+        prefixes = Counter()
+        for whole, n in ends.items():
+            prefixes[whole.rsplit("-", 1)[0]] += n
+        prefix, n = max(prefixes.items(), key=lambda kv: (kv[1], kv[0]))
+        if n <= 0.6 * sum(ends.values()):
+            return None
+        return max((w for w in ends if w.rsplit("-", 1)[0] == prefix), key=lambda w: (ends[w], w))
 
     def _is_adverb(self, term: str) -> bool:
         """``term`` ends in an "-ly" word whose adjective the papers also write ("jointly": "joint");
