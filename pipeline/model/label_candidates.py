@@ -302,12 +302,16 @@ class PhraseStats:
 
     def __init__(self, text: str):
         self.text = text
-        self.reverse = " ".join(reversed(text.split(" ")))
+        words = text.split(" ")
+        self.reverse = " ".join(reversed(words))
+        self._hyphenated_words = [w for w in words if "-" in w]  # (:meth:`_hyphenated`)
         self.docs = [f" {d.strip()} " for d in text.split(" || ")]
         self.n_docs = len(self.docs)
         self.stop = english_stop_words()
         self._next_words: dict[tuple[str, str], Counter] = {}
         self._adverbs: dict[str, bool] = {}
+        self._hyphens: dict[str, str | None] = {}
+        self._ends: dict[str, Counter] | None = None
 
     @property
     def doc_stems(self) -> list[frozenset[str]]:
@@ -369,7 +373,7 @@ class PhraseStats:
         count = self.text.count(f" {term} ")
         if count == 0:
             return None
-        if WHOLE_WORDS and " " not in term and "-" not in term and (whole := self._hyphenated(term)) != term:
+        if WHOLE_WORDS and " " not in term and "-" not in term and (whole := self._hyphenated(term, count)) != term:
             return None if whole is None else self.phrase(whole)  # "few-shot": it is completed as any phrase
         after = self._after(term)
         for _ in range(2):
@@ -410,24 +414,34 @@ class PhraseStats:
             adverb_led=adverb_led,
         )
 
-    def _hyphenated(self, word: str) -> str | None:
+    def _hyphenated(self, word: str, count: int) -> str | None:
         """``word`` itself where it stands on its own at least as often as it ends hyphenated words
         (either number); else the hyphenated word the papers write in most of those uses ("few-shot"
         for "shot", "k-means" for "means"), or None where none is (4-bit, 8-bit, low-bit)."""
-        forms = {word, word[:-1] if word.endswith("s") and not word.endswith("ss") else word + "s"}
-        alone = sum(self.text.count(f" {f} ") for f in forms)
-        ends: Counter = Counter()
-        for f in forms:
-            ends.update(m.group(1) for m in re.finditer(rf" ([^ |]+-{re.escape(f)}) ", self.text))
-        if sum(ends.values()) <= alone:
-            return word
-        prefixes = Counter()
+        if word not in self._hyphens:
+            self._hyphens[word] = self._whole_word(word, count)
+        return self._hyphens[word]
+
+    def _whole_word(self, word: str, count: int) -> str | None:
+        if self._ends is None:  # the topic's hyphenated words by their last part, counted once
+            self._ends = {}
+            for token in self._hyphenated_words:
+                head, _, last = token.rpartition("-")
+                if head and last:
+                    self._ends.setdefault(last, Counter())[token] += 1
+        singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+        forms = (word, singular if singular != word else word + "s")
+        ends = sum((self._ends.get(f, Counter()) for f in forms), Counter())
+        hyphenated = sum(ends.values())
+        if hyphenated <= count or hyphenated <= count + self.text.count(f" {forms[1]} "):
+            return word  # (the other number is counted only where the word's own uses are fewer)
+        prefixes: Counter = Counter()
         for whole, n in ends.items():
-            prefixes[whole.rsplit("-", 1)[0]] += n
+            prefixes[whole.rpartition("-")[0]] += n
         prefix, n = max(prefixes.items(), key=lambda kv: (kv[1], kv[0]))
         if n <= 0.6 * sum(ends.values()):
             return None
-        return max((w for w in ends if w.rsplit("-", 1)[0] == prefix), key=lambda w: (ends[w], w))
+        return max((w for w in ends if w.rpartition("-")[0] == prefix), key=lambda w: (ends[w], w))
 
     def _is_adverb(self, term: str) -> bool:
         """``term`` ends in an "-ly" word whose adjective the papers also write ("jointly": "joint");
