@@ -294,7 +294,8 @@ def legend_caption(n_marked_list: int, hits, query: str, mode: str = "keyword") 
     if query and mode != "keyword" and hits is not None and len(hits):
         parts.append(
             f"Rings: the {len(hits):,} papers closest in meaning to “{text.plain(query)}” (semantic search, as on the "
-            "Search page: cosine similarity of each paper's embedding to the query's, by the corpus's own model)."
+            "Search page: cosine similarity of each paper's embedding to the query's, by the corpus's own model; "
+            f"at most {MAP_HITS} and a tenth of the papers shown)."
         )
     elif query and mode == "keyword":
         found = len(hits) if hits is not None else 0

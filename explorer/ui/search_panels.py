@@ -60,11 +60,13 @@ def hits_caption(hits: Hits, query: str, mode: str, *, filtered: bool) -> str:
 
 def map_hits(ctx: shell.Context, query: str, mode: str) -> Hits | None:
     """The papers the map rings for ``query``: the best :data:`~explorer.ui.mapcomponent.MAP_HITS`
-    by keyword (as the Search page ranks them) or by meaning. None, with a warning that says why,
-    where the corpus's model cannot be loaded for a semantic search."""
+    by keyword (as the Search page ranks them) or by meaning, there no more than a tenth of the papers
+    shown (every paper has a similarity: on 38 papers, 100 would ring them all). None, with a
+    warning that says why, where the corpus's model cannot be loaded for a semantic search."""
     k = mapcomponent.MAP_HITS
     if mode == "keyword":
         return caches.keyword_hits(ctx.corpus, query, ctx.mask, k=k)
+    k = min(k, max(1, -(-ctx.n_shown // 10)))
     try:
         return caches.semantic_hits(ctx.corpus, query, ctx.mask, k, writable=not ctx.access.read_only)
     except PipelineError as exc:
