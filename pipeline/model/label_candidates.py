@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pipeline.core.inputs import ROOT
-from pipeline.model.label_words import english_stop_words, stem, word_stems
+from pipeline.model.label_words import english_stop_words, other_number, stem, word_stems
 from pipeline.model.vocab import ACADEMIC_STOP_WORDS, CLAUSE_BREAK
 
 #: Words that may appear in a label but cannot be a label on their own.
@@ -239,6 +239,10 @@ ABLE_ADJECTIVES = True
 #: hyphenated word's parts, so "shots" covered the papers that wrote "few-shot" and named topics
 #: ("classification and shots", ICLR 2019).
 WHOLE_WORDS = True
+#: A candidate is completed by the word written before it, and a word by the hyphenated word whose
+#: last part it is (:data:`WHOLE_WORDS`), where more than this share of its uses have that word or
+#: prefix (the word after it completes it at more than half).
+PREFIX_SHARE = 0.6
 #: A noun the papers count ("a graph", "an image") takes the indefinite article in at least this share
 #: of its uses as a noun; on NeurIPS 1987-2023's topics one they do not ("language", "likelihood",
 #: "ranking") does in 0-3%, most counted ones in 7-39%; a few counted ones under 5% ("human",
@@ -380,7 +384,7 @@ class PhraseStats:
             if len(term.split()) >= MAX_PHRASE_WORDS:
                 break
             nxt = self._dominant(after, count, 0.5)
-            prev = None if nxt else self._dominant(self._before(term), count, 0.6)
+            prev = None if nxt else self._dominant(self._before(term), count, PREFIX_SHARE)
             if not (nxt or prev):
                 break
             term = f"{term} {nxt}" if nxt else f"{prev} {term}"
@@ -429,8 +433,7 @@ class PhraseStats:
                 head, _, last = token.rpartition("-")
                 if head and last:
                     self._ends.setdefault(last, Counter())[token] += 1
-        singular = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
-        forms = (word, singular if singular != word else word + "s")
+        forms = (word, other_number(word))
         ends = sum((self._ends.get(f, Counter()) for f in forms), Counter())
         hyphenated = sum(ends.values())
         if hyphenated <= count or hyphenated <= count + self.text.count(f" {forms[1]} "):
@@ -439,7 +442,7 @@ class PhraseStats:
         for whole, n in ends.items():
             prefixes[whole.rpartition("-")[0]] += n
         prefix, n = max(prefixes.items(), key=lambda kv: (kv[1], kv[0]))
-        if n <= 0.6 * sum(ends.values()):
+        if n <= PREFIX_SHARE * hyphenated:
             return None
         return max((w for w in ends if w.rpartition("-")[0] == prefix), key=lambda w: (ends[w], w))
 

@@ -24,6 +24,12 @@ def stem(word: str) -> str:
     return word
 
 
+def other_number(word: str) -> str:
+    """The word's other number as a label would write it: "graphs" -> "graph", "graph" -> "graphs"
+    ("loss" -> "losss": callers keep it only where the papers write it)."""
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word + "s"
+
+
 def stems_of(term: str) -> set[str]:
     return {stem(p) for w in term.split() for p in w.split("-") if p}
 

@@ -68,7 +68,7 @@ from pipeline.model.label_evidence import (
 )
 from pipeline.model.label_fallback import unread_options
 from pipeline.model.label_options import Option, TopicOptions
-from pipeline.model.label_words import is_abbreviation, same_word, stems_of, terms_overlap
+from pipeline.model.label_words import is_abbreviation, other_number, same_word, stems_of, terms_overlap
 
 #: A part of an "A and B" label used by fewer of the topic's papers is their subject, not the topic's.
 MIN_PART_PAPERS = 3
@@ -211,7 +211,7 @@ def _parts(
         group = forms.setdefault(frozenset(stems_of(term)), [])
         group.append((term, score))
         if " " not in term:  # its other number, as the papers write it
-            other = term[:-1] if term.endswith("s") and not term.endswith("ss") else term + "s"
+            other = other_number(term)
             if stems_of(other) == stems_of(term) and f" {other} " in text.text:
                 group.append((other, score))
     cands = [
