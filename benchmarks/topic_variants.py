@@ -272,6 +272,7 @@ FLAGS = {
     "abbrbreak": (label_candidates, "ABBREVIATIONS_APART", False),
     "partsapart": (label_choice, "PARTS_APART", True),
     "hyphenparts": (label_candidates, "WHOLE_WORDS", False),
+    "genericstrict": (labels_module, "GENERIC_WHEN_WEAK", False),
 }
 #: The settings a variant may change (restored after each).
 KNOBS = [(module, name) for module, name, _ in (*NUMBERED.values(), *FLAGS.values())]

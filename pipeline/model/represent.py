@@ -33,6 +33,8 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
+#: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
+#: of its papers use it and no other option does (``labels.GENERIC_WHEN_WEAK``);
 #: 22: a word the papers write more often as the last part of a hyphenated word than on its own is
 #: that hyphenated word where most of those uses are one ("few-shot", then "few-shot learning"), else
 #: no candidate ("bits": 4-bit, 8-bit) (``label_candidates.WHOLE_WORDS``);
@@ -61,7 +63,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 22
+REPRESENT_VERSION = 23
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
