@@ -3,8 +3,10 @@
 Not part of the test run. ``benchmarks/topic_variants.py`` clusters each corpus again for every
 variant and draws its 90% samples, which a change to the labels does not need: here each corpus
 is clustered once per seed (the product's clustering, ``pipeline.model.cluster.cluster``), and
-every variant labels those same topics with ``topic_variants.label_row`` (coverage, weak labels,
-contained labels, retrieval, and each topic's label, size and coverage). Variants are
+every variant labels those same topics as the build does (``topic_variants.label_row``: the
+build's representation stage, KeyBERTInspired and MMR terms among the candidates; with
+``--ctfidf-only``, the c-TF-IDF terms alone, as runs before 2026-12-07 did) and measures them
+(coverage, weak labels, contained labels, retrieval, and each topic's label, size and coverage). Variants are
 ``topic_variants``'s (``heads1``, ``acrossphrases``, ``title0``, ...; ``base`` is the product), set before each
 labelling and restored after it. One JSON line per corpus, seed and variant.
 
@@ -34,6 +36,11 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=["base"])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--artifacts", type=Path, default=Path("/tmp/topic-variants"), help="embedding cache")
+    parser.add_argument(
+        "--ctfidf-only",
+        action="store_true",
+        help="labels from the c-TF-IDF terms alone, as runs before 2026-12-07 (thirty-second session) made them",
+    )
     args = parser.parse_args()
     saved = {(module, name): getattr(module, name) for module, name in tv.KNOBS}
 
@@ -59,7 +66,8 @@ def main() -> None:
                     rep = config.represent
                     terms[key] = doc_terms(docs, ngram_range=rep.ngram_range, min_df=rep.min_df)
                 row = {"corpus": corpus, "variant": variant, "seed": seed, "n": len(docs)}
-                row |= tv.label_row(docs, embeddings, topics, terms[key], embed, extra)
+                represent = None if args.ctfidf_only else config.represent
+                row |= tv.label_row(docs, embeddings, topics, terms[key], embed, extra, represent=represent)
                 print(json.dumps(row), flush=True)
         restore()
 

@@ -126,7 +126,7 @@ from pipeline.model import (  # noqa: E402
 from pipeline.model import labels as labels_module  # noqa: E402
 from pipeline.model.label_background import own_titles  # noqa: E402
 from pipeline.model.reduce import shared_knn  # noqa: E402
-from pipeline.model.represent import topic_labels  # noqa: E402
+from pipeline.model.represent import fit_topics, topic_labels  # noqa: E402
 from pipeline.model.topic_parts import broad_topics, topic_spread  # noqa: E402
 from pipeline.model.vocab import doc_terms  # noqa: E402
 
@@ -310,14 +310,22 @@ def describe(labels: np.ndarray, embeddings: np.ndarray, truth) -> dict:
     return row
 
 
-def label_row(docs, embeddings, labels, dt, embed, extra: dict | None = None) -> dict:
-    """The labels of one clustering, made as the build makes them, and their measures; with the
-    papers' keywords (``extra``, from :func:`load`), also how far the labels agree with them
-    (:func:`keyword_agreement`)."""
+def label_row(docs, embeddings, labels, dt, embed, extra: dict | None = None, represent=None) -> dict:
+    """The labels of one clustering and their measures; with the papers' keywords (``extra``, from
+    :func:`load`), also how far the labels agree with them (:func:`keyword_agreement`).
+
+    With ``represent`` (the corpus's ``RepresentParams``) the labels are the build's own
+    (``represent.fit_topics``: BERTopic's c-TF-IDF, KeyBERTInspired and MMR terms as candidates,
+    its topic embeddings for the retrieval check); without, they are chosen from the c-TF-IDF terms
+    alone (``represent.topic_labels``), as every run before 2026-12-07 (thirty-second session)
+    made them: 255 labels of 3,339 differ from the build's (27 corpora, seeds 0-5 and 42)."""
     extra = extra or {}
+    if represent is not None:
+        labels, chosen = built_labels(docs, embeddings, labels, dt, embed, represent, extra.get("titles"))
     ids = sorted(set(labels.tolist()) - {-1})
     _, centroids = cluster_refine.centroids(labels, embeddings)
-    chosen = topic_labels(docs, labels, dt, centroids, embed, titles=extra.get("titles"))
+    if represent is None:
+        chosen = topic_labels(docs, labels, dt, centroids, embed, titles=extra.get("titles"))
     names = {t: chosen[t][0] for t in ids}
     scored = ev.label_scores(names, labels, docs, label_vectors=embed([names[t] for t in ids]), centroids=centroids)
     sizes = {t: int((labels == t).sum()) for t in ids}
@@ -329,6 +337,26 @@ def label_row(docs, embeddings, labels, dt, embed, extra: dict | None = None) ->
         "weak": sum(chosen[t][1].value < 0.5 for t in ids),
         "labels": [(names[t], sizes[t], round(scored.coverage[t], 2)) for t in sorted(ids, key=lambda t: -sizes[t])],
     } | keyword_agreement(names, labels, extra.get("keywords"))
+
+
+def built_labels(docs, embeddings, labels, dt, embed, represent, titles) -> tuple[np.ndarray, dict]:
+    """The topics and labels (topic -> (label, support)) the build gives this clustering: its
+    representation stage as the build runs it (``represent.fit_topics``), on the same papers."""
+    n = len(docs)
+    model = fit_topics(
+        docs, embeddings, np.zeros((n, 2), dtype=np.float32), labels, np.zeros(n, dtype=bool),
+        [str(i) for i in range(n)], dt, represent, embed, titles=titles,
+    )  # fmt: skip
+    table = model.tables.topics
+    rows = zip(table["topic"], table["label"], table["label_support"], strict=True)
+    return model.topics, {int(t): (label, _Support(support)) for t, label, support in rows}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Support:
+    """A built label's support, read as ``label_evidence.LabelSupport`` is (``.value``)."""
+
+    value: float
 
 
 def keyword_agreement(names: dict[int, str], labels: np.ndarray, keywords) -> dict:
@@ -407,7 +435,7 @@ def run(
         row["seconds"] = round(time.perf_counter() - started, 2)
         row |= describe(labels, embeddings, truth)
         if with_labels:
-            row |= label_row(docs, embeddings, labels, dt, embed, extra)
+            row |= label_row(docs, embeddings, labels, dt, embed, extra, represent=config.represent)
         runs.append(labels)
         if samples:
             resampled.append(resampled_clustering(clustered, knn, config, seed))
