@@ -452,10 +452,12 @@ def _with_generic_phrases(options, parts, terms, text, scorer, min_lift, min_pap
         wider = [p for p in wider if not p.setting]
     if len(wider) == len(parts):
         return options
-    new = [o for o in _label_options(wider, scorer) if o.label not in {o.label for o in options}]
+    known = {o.label for o in options}
+    new = [o for o in _label_options(wider, scorer) if o.label not in known]
     more = [o for o in new if generic_label_earned(o.label, o.coverage, text.n_docs)]
     if GENERIC_WHEN_WEAK and all(_below(o.coverage, text.n_docs) for o in [*options, *more]):
-        more += [o for o in new if o not in more and o.coverage >= WEAK_SUPPORT]  # weak, but half use it
+        earned = {o.label for o in more}  # weak, but used by half of the papers:
+        more += [o for o in new if o.label not in earned and o.coverage >= WEAK_SUPPORT]
     return _echoing(sorted([*options, *more], key=lambda o: (-o.rank, o.label)), terms)
 
 

@@ -34,7 +34,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
 #: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
-#: of its papers use it and no other option does (``labels.GENERIC_WHEN_WEAK``);
+#: of its papers use it and every other option is weak (``labels.GENERIC_WHEN_WEAK``);
 #: 22: a word the papers write more often as the last part of a hyphenated word than on its own is
 #: that hyphenated word where most of those uses are one ("few-shot", then "few-shot learning"), else
 #: no candidate ("bits": 4-bit, 8-bit) (``label_candidates.WHOLE_WORDS``);
