@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from pipeline.analysis import bm25_pairs
+from pipeline.analysis import bm25_pairs, bm25_tokens
 from pipeline.analysis.bm25_scores import Counts, score_matrix
 from pipeline.core.background import map_chunks
 from pipeline.formats.blobs import pack, unpack
@@ -169,16 +169,16 @@ def count_tokens(texts: list[str]) -> tuple:
     text, in text order then word order: int32 text, int32 word (into ``words``), int32 count; and
     each text's signature of adjacent words (``bm25_pairs.signatures``).
 
-    The tokens are :func:`tokenize`'s, found as bm25s finds them (lower case, the same pattern,
-    the same stop words; tests/test_bm25.py compares them on any text) without its per-token
-    bookkeeping, which took half its time."""
+    The tokens are :func:`tokenize`'s (tests/test_bm25.py compares them on any text), found by
+    ``bm25_tokens.words`` without bm25s's per-token bookkeeping, which took half its time."""
     from bm25s.stopwords import STOPWORDS_EN
 
     if STOPWORDS != "en":
         raise RuntimeError(f"count_tokens knows bm25s's English stop words only, not {STOPWORDS!r}")
-    stop, split, numbers = frozenset(STOPWORDS_EN), _TOKEN.findall, {}
+    stop, numbers = frozenset(STOPWORDS_EN) | bm25_tokens.SINGLE, {}
     texts = [t if isinstance(t, str) else "" for t in texts]
-    docs = [[numbers.setdefault(w, len(numbers)) for w in split(text.lower()) if w not in stop] for text in texts]
+    found = (bm25_tokens.words(text.lower(), _TOKEN) for text in texts)
+    docs = [[numbers.setdefault(w, len(numbers)) for w in ws if w not in stop] for ws in found]
     doc_len = np.fromiter(map(len, docs), dtype=np.int64, count=len(docs))
     flat = np.fromiter(chain.from_iterable(docs), dtype=np.int64, count=int(doc_len.sum()))
     width = max(len(numbers), 1)
