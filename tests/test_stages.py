@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipeline.analysis.trends import compute_trends
 from pipeline.core import artifacts, schema
@@ -252,6 +254,24 @@ def test_the_words_after_a_term_are_what_the_regular_expression_finds(docs):
     for term in sorted(words - {""}):
         for t in (text, reverse):
             assert words_after(t, term) == Counter(re.findall(rf" {re.escape(term)} ([^ |]+)", t)), term
+
+
+# words, every kind of whitespace (line breaks of other kinds among them), clause breaks, hyphens
+_SPACED = ["Graph", "neural", "nets", "(GNNs)", "a", "-", "|", ",", ". ", "\n", "\r\n", "\t", " ", "\u2028", "\x85"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(), st.lists(st.sampled_from(_SPACED)).map("".join)), max_size=5))
+def test_a_topics_text_is_what_the_whitespace_pattern_made(docs):
+    # topic_text collapses whitespace with str.split; before, two passes of a pattern did it
+    import re
+
+    from pipeline.model.label_candidates import _NOT_WORD, _abbreviations_apart
+
+    spaces = re.compile(r"[^\S\n]+")
+    text = "\n".join(_abbreviations_apart(d).replace("\n", " ") for d in docs).lower()
+    text = spaces.sub(" ", _NOT_WORD.sub(" | ", text)).replace("\n", " || ")
+    assert topic_text(docs) == " " + spaces.sub(" ", text).strip(" ") + " "
 
 
 def test_labels_reject_phrases_nobody_wrote_and_modifiers():

@@ -90,7 +90,6 @@ _WORD = re.compile(WORD_PATTERN)
 #: A clause ends at anything that is not part of a word (the keywords' rule too); a lone hyphen
 #: stays as a token of its own, which no phrase crosses either.
 _NOT_WORD = CLAUSE_BREAK
-_SPACES = re.compile(r"[^\S\n]+")
 
 
 @dataclass(frozen=True)
@@ -147,9 +146,11 @@ def topic_text(docs: Sequence[str]) -> str:
     if ABBREVIATIONS_APART:
         docs = [_abbreviations_apart(d) for d in docs]
     text = "\n".join(d.replace("\n", " ") for d in docs).lower()
-    text = _NOT_WORD.sub(" | ", text)
-    text = _SPACES.sub(" ", text).replace("\n", " || ")
-    return " " + _SPACES.sub(" ", text).strip(" ") + " "
+    text = _NOT_WORD.sub(" | ", text).replace("\n", " || ")
+    # every run of whitespace one space, none at the ends: ``str.split`` knows the whitespace the
+    # pattern ``\s`` knows (every code point checked), and took a fifth of the time of two passes of
+    # the pattern ``[^\S\n]+`` that did this before (tests/test_stages.py compares the two)
+    return " " + " ".join(text.split()) + " "
 
 
 def is_generic(term: str) -> bool:
