@@ -816,3 +816,40 @@ def test_the_size_limit_never_stops_a_merge_to_few_topics():
     merged = merge_by_agreement(micro, [final, final, final], 2)
     assert len(np.unique(merged)) == 2
     assert (merged[:20] == merged[0]).all() and (merged[20:] == merged[20]).all()
+
+
+def test_labels_are_written_as_their_papers_write_them_inside_a_sentence():
+    # the vectorizer's terms are lower case: "distributed sgd", "gaussian processes", "vlms"
+    from pipeline.model.label_case import written_label
+    from pipeline.model.label_evidence import label_parts
+
+    texts = [
+        "We train with distributed SGD and Gaussian processes on VLMs.",
+        "Compression for distributed SGD. Graphs help. Graphs matter here.",  # "Graphs" opens sentences
+        "Local SGD and gaussian processes, then graphs of VLMs.",
+        "Sparse Gaussian processes scale.",
+    ]
+    label = "graphs, distributed sgd and gaussian processes"
+    assert written_label(label, texts) == "graphs, distributed SGD and Gaussian processes"
+    assert written_label("vlms", texts) == "VLMs"
+    # only the case changes: a label's measures read it in lower case
+    assert label_parts(written_label(label, texts)) == label_parts(label)
+    # a form half of the uses have is not enough ("Transformer" once, "transformer" once)
+    assert written_label("transformer", ["a Transformer block", "a transformer block"]) == "transformer"
+    # word by word: the capitals of an abbreviated phrase stay with its name
+    mdps = ["we solve Markov Decision Processes (MDPs)", "a decision rule and a Markov chain", "the decision maker"]
+    assert written_label("markov decision processes", mdps) == "Markov decision processes"
+
+
+def test_a_papers_title_is_no_evidence_of_how_it_writes_a_word():
+    import pandas as pd
+
+    from pipeline.model.label_case import written_labels
+
+    docs = ["Learning With Graph Kernels. We study graph kernels.", "On Graph Kernels. Graph kernels, again."]
+    table = pd.DataFrame({"topic": [0], "label": ["graph kernels"], "part_labels": [["graph kernels"]]})
+    titled = written_labels(table, docs, np.array([0, 0]), ["Learning With Graph Kernels", "On Graph Kernels"], 250)
+    assert titled["label"].tolist() == ["graph kernels"] and titled["part_labels"].tolist() == [["graph kernels"]]
+    # read as abstracts, the titles' "With Graph Kernels" would name it
+    untitled = written_labels(table, ["We use Graph Kernels", "with Graph Kernels"], np.array([0, 0]), None, 250)
+    assert untitled["label"].tolist() == ["Graph Kernels"]

@@ -23,7 +23,7 @@ import pandas as pd
 
 from pipeline.core.config import RepresentParams
 from pipeline.core.topic_tables import TopicTables
-from pipeline.model import bertopic_import
+from pipeline.model import bertopic_import, label_case
 from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_choice import label_topics
@@ -33,6 +33,8 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
+#: 24: labels written as their topic's papers write them inside a sentence ("distributed SGD",
+#: "Gaussian processes", "VLMs"; ``pipeline.model.label_case``);
 #: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
 #: of its papers use it and every other option is weak (``labels.GENERIC_WHEN_WEAK``);
 #: 22: a word the papers write more often as the last part of a hyphenated word than on its own is
@@ -63,7 +65,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 23
+REPRESENT_VERSION = 24
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -299,7 +301,7 @@ def fit_topics(
         spread, parts = topic_parts(
             topics, embeddings, doc_ids, lambda p: _part_labels(docs, p, dt, embeddings, embed, titles)
         )
-        table = add_part_columns(table, spread, parts)
+        table = label_case.written_labels(add_part_columns(table, spread, parts), docs, topics, titles, LABEL_SAMPLE)
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     model.doc_terms = model.term_weights = None  # not saved with the model
     return TopicModel(topics, TopicTables(table, terms_table, hierarchy, t_emb, similarity, distribution), model)
