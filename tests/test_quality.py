@@ -472,6 +472,22 @@ def test_top_k_breaks_ties_by_index():
     np.testing.assert_array_equal(top_k(scores[0], 4), [1, 2, 3, 5])
 
 
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 250, 251, 1000, 20_001])
+@pytest.mark.parametrize("limit", [1, 2, 3, 250])
+def test_an_even_sample_takes_the_first_and_last_rows_and_limit_rows_in_order(n, limit):
+    from pipeline.core.ranking import evenly_spread
+
+    rows = evenly_spread(n, limit)
+    assert rows.dtype == np.int64
+    assert len(rows) == min(n, limit)  # no two picks fall on one row, however n and limit divide
+    assert np.all(np.diff(rows) > 0)
+    if n:
+        assert rows[0] == 0 and (limit == 1 or rows[-1] == n - 1)
+    if n > limit > 1:
+        gaps = np.diff(rows)
+        assert gaps.max() - gaps.min() <= 1  # evenly spread: no stretch of papers is skipped over
+
+
 def test_resampled_runs_leave_papers_out_and_stability_compares_only_shared_papers():
     from pipeline.evaluation.evaluate import ABSENT, stability, topic_stability
     from pipeline.evaluation.quality import resampled_clustering

@@ -1,4 +1,4 @@
-"""Top-k selection with explicit tie-breaks: the same ranking on every machine.
+"""Top-k selection with explicit tie-breaks, and evenly spread samples: the same rows on every machine.
 
 ``np.argpartition`` and numpy's default sort are not stable, and which of several equal scores
 they keep depends on the processor's SIMD code path; a ranking the product shows or stores must
@@ -12,6 +12,16 @@ import numpy as np
 #: How many results a search lists at first, and how many more each "Show more" adds: the app's
 #: Search page and the offline export's search list the same numbers.
 RESULTS_PAGE = 25
+
+
+def evenly_spread(n: int, limit: int) -> np.ndarray:
+    """Up to ``limit`` of the indices ``0 .. n-1``, evenly spread, the first and last included,
+    ascending, int64 (all ``n`` when ``n <= limit``; none when ``n`` is 0).
+
+    The pipeline reads a sample like this where a large topic or corpus has more papers than a
+    statistic needs (a label's phrases, the background's word counts, a topic's split).
+    """
+    return np.unique(np.linspace(0, n - 1, min(n, limit)).astype(np.int64))
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from pipeline.core.ranking import evenly_spread
 from pipeline.model.label_candidates import doc_stems
 
 #: Papers of the corpus read for the background rates (evenly spread).
@@ -23,11 +26,9 @@ class Background:
     def __init__(
         self, docs: Sequence[str], *, titles: Sequence[str | None] | None = None, limit: int = BACKGROUND_SAMPLE
     ):
-        import numpy as np
-
         if titles is not None and len(titles) != len(docs):
             raise ValueError(f"{len(titles)} titles for {len(docs)} papers")
-        rows = np.unique(np.linspace(0, len(docs) - 1, min(len(docs), limit)).astype(np.int64)) if len(docs) else []
+        rows = evenly_spread(len(docs), limit)
         postings: dict[str, list[int]] = {}
         in_titles: dict[str, list[int]] = {}
         titled: list[int] = []
@@ -57,8 +58,6 @@ class Background:
 
     @staticmethod
     def _all(postings: dict, words: frozenset[str], cache: dict):
-        import numpy as np
-
         if words not in cache:
             lists = sorted((postings.get(s, np.zeros(0, dtype=np.int32)) for s in words), key=len)
             found = lists[0] if lists else np.zeros(0, dtype=np.int32)
@@ -79,8 +78,6 @@ class Background:
         """Of the sampled papers with a title that use every stem in ``words`` (title or abstract),
         the share whose title uses them all, with one use and one non-use added (Laplace: a term
         few papers use is not judged on two of them); None without titles."""
-        import numpy as np
-
         if self._titled is None:
             return None
         if words not in self._shares:

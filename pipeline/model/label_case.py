@@ -22,8 +22,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-#: What separates the parts of a label ("A, B and C"); the separators are kept as they are.
-_SEPARATOR = re.compile(r"(,\s*|\s+and\s+)")
+from pipeline.core.ranking import evenly_spread
+from pipeline.model.label_evidence import PART_SEPARATOR
+
+#: :data:`PART_SEPARATOR` as a group, so that splitting a label keeps its separators as they are.
+_SEPARATOR = re.compile(f"({PART_SEPARATOR.pattern})")
 
 #: A use inside a sentence: right after another word, only spaces between them.
 _AFTER_A_WORD = re.compile(r"\w +$")
@@ -45,10 +48,11 @@ def written_labels(
     write them (:func:`written_label`), read in up to ``sample`` of its papers, evenly spread, without
     their titles (``docs`` are the modelling texts, a paper's own title first where ``titles`` has one)."""
     table = table.copy()
+    topics = np.asarray(topics)
     texts = {}
     for topic in table["topic"]:
-        members = np.flatnonzero(np.asarray(topics) == topic)
-        rows = members[np.unique(np.linspace(0, len(members) - 1, min(len(members), sample)).astype(int))]
+        members = np.flatnonzero(topics == topic)
+        rows = members[evenly_spread(len(members), sample)]
         texts[topic] = [_abstract(docs[j], titles is not None and bool(titles[j])) for j in rows]
     table["label"] = [written_label(label, texts[t]) for t, label in zip(table["topic"], table["label"], strict=True)]
     if "part_labels" in table:

@@ -78,7 +78,7 @@ def label_parts(label: str) -> list[frozenset[str]]:
 
 
 #: What separates the parts of a label: "A and B", "A, B and C".
-_PART_SEPARATOR = re.compile(r",\s*|\s+and\s+")
+PART_SEPARATOR = re.compile(r",\s*|\s+and\s+")
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -88,7 +88,7 @@ def _label_parts(label: str) -> tuple[frozenset[str], ...]:
     stop = english_stop_words()
     base = _NUMBERED.sub("", label.strip().lower()).removesuffix(WEAK_MARK.strip().lower()).strip()
     parts = []
-    for part in _PART_SEPARATOR.split(base):
+    for part in PART_SEPARATOR.split(base):
         part_stems = stems_of(" ".join(w for w in re.findall(WORD_PATTERN, part) if w not in stop))
         if part_stems:
             parts.append(frozenset(part_stems))
@@ -200,6 +200,6 @@ def generic_label_earned(label: str, coverage: float, n: int) -> bool:
     """Whether a label may stand with a part made only of generic words ("neural networks"): only
     where it names most of its topic (``coverage`` of ``n`` papers read is not weak). Labels
     without such a part always may."""
-    if not any(is_generic(part) for part in _PART_SEPARATOR.split(label.strip()) if part):
+    if not any(is_generic(part) for part in PART_SEPARATOR.split(label.strip()) if part):
         return True
     return not is_weak(wilson_lower(round(coverage * n), n))

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.core.config import RepresentParams
+from pipeline.core.ranking import evenly_spread
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model import bertopic_import, label_case
 from pipeline.model.label_background import Background
@@ -421,7 +422,7 @@ def topic_labels(
         members = np.flatnonzero(topics == topic)
         sizes[topic] = len(members)
         # Phrase statistics for the label need a few hundred papers, not all of a large topic.
-        sample = members[np.unique(np.linspace(0, len(members) - 1, min(len(members), LABEL_SAMPLE)).astype(int))]
+        sample = members[evenly_spread(len(members), LABEL_SAMPLE)]
         reps[topic] = TopicTerms(
             words.get(topic, []),
             (keybert or {}).get(topic, []),

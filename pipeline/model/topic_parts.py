@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from pipeline.core.ranking import evenly_spread
 from pipeline.model.label_evidence import shown_label
 
 #: A topic holding more than this share of the papers, whose papers are less alike than the
@@ -127,7 +128,7 @@ def split_topic(embeddings: np.ndarray, k: int) -> np.ndarray:
     if n <= k:
         return np.arange(n, dtype=np.int64)
     rows = np.asarray(embeddings, dtype=np.float64)
-    sample = np.unique(np.linspace(0, n - 1, min(n, SPLIT_SAMPLE)).astype(np.int64))
+    sample = evenly_spread(n, SPLIT_SAMPLE)
     dims = min(SPLIT_DIMS, len(sample) - 1, rows.shape[1])
     pca = PCA(n_components=dims, random_state=0).fit(rows[sample])
     model = KMeans(n_clusters=k, n_init=SPLIT_INITS, random_state=0).fit(pca.transform(rows[sample]))
