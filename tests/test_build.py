@@ -118,6 +118,7 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path, monkeypatch):
     build([first], "c", root, fast_config(), encoder=TEST_ENCODER)
     old = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.PAPERS).set_index("doc_id")
     old_topics = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.TOPICS)
+    old_terms = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.TERMS)
 
     updates = []
     real_update = bm25_update.update_index
@@ -135,6 +136,11 @@ def test_added_papers_are_placed_into_existing_topics(tmp_path, monkeypatch):
     assert topics["size"].sum() == len(new) and topics["label"].tolist() == old_topics["label"].tolist()
     assert manifest.mode == "incremental" and manifest.counts.placed == summary.placed
     assert manifest.counts.fitted_papers == 110
+    # The vocabulary is kept, and so are the forms its papers gave its terms ("SAT", "MDPs").
+    terms = pd.read_parquet(folder / schema.TERMS)
+    written = dict(zip(old_terms["term"], old_terms["written"], strict=True))
+    assert dict(zip(terms["term"], terms["written"], strict=True)) == written
+    assert any(t != w for t, w in written.items())
     np.testing.assert_allclose(np.load(folder / schema.TOPIC_DISTRIBUTION).sum(axis=1), 1, rtol=1e-4)
     # The app's mapped copy of the papers holds every paper too, as papers.parquet has them.
     mapped = corpus_files.read_papers(folder, "c")

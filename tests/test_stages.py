@@ -610,6 +610,26 @@ def test_trends_without_years_are_empty_but_terms_remain():
     assert tr.terms.set_index("term").loc["beta", "df"] == 2
 
 
+def test_added_papers_keep_the_forms_of_the_terms_and_a_build_before_them_gets_the_terms():
+    from scipy import sparse
+
+    from pipeline.analysis.trends import Trends, add_papers
+    from pipeline.model.vocab import DocTerms
+
+    texts = ["fast SGD with momentum", "local SGD steps", "momentum helps"]
+    years = pd.Series([2020, 2021, 2021], dtype="Int16")
+    dt = doc_terms(texts, min_df=1)
+    before = compute_trends(years, np.array([0, 0, 0]), dt, {"sgd": "SGD"})
+    assert before.terms.set_index("term")["written"].to_dict()["local sgd"] == "local SGD"
+    new = np.array([False, False, False, True])
+    counts = DocTerms(sparse.csr_matrix((1, len(before.terms))), np.sort(before.terms["term"].to_numpy()))  # no term
+    after = add_papers(before, pd.concat([years, pd.Series([2022], dtype="Int16")]), np.zeros(4, int), new, counts)
+    assert after.terms.set_index("term")["written"].to_dict() == before.terms.set_index("term")["written"].to_dict()
+    old = Trends(before.terms.drop(columns="written"), before.years, before.topic_years, before.keyword_years)
+    older = add_papers(old, pd.concat([years, pd.Series([2022], dtype="Int16")]), np.zeros(4, int), new, counts)
+    assert (older.terms["written"] == older.terms["term"]).all()
+
+
 # --- placement -------------------------------------------------------------------------------
 
 
@@ -820,7 +840,7 @@ def test_the_size_limit_never_stops_a_merge_to_few_topics():
 
 def test_labels_are_written_as_their_papers_write_them_inside_a_sentence():
     # the vectorizer's terms are lower case: "distributed sgd", "gaussian processes", "vlms"
-    from pipeline.model.label_case import written_label
+    from pipeline.model.label_case import written_forms, written_label
     from pipeline.model.label_evidence import label_parts
 
     texts = [
@@ -829,27 +849,59 @@ def test_labels_are_written_as_their_papers_write_them_inside_a_sentence():
         "Local SGD and gaussian processes, then graphs of VLMs.",
         "Sparse Gaussian processes scale.",
     ]
+    forms = written_forms(texts)
+    assert forms == {"sgd": "SGD", "gaussian": "Gaussian", "vlms": "VLMs"}
     label = "graphs, distributed sgd and gaussian processes"
-    assert written_label(label, texts) == "graphs, distributed SGD and Gaussian processes"
-    assert written_label("vlms", texts) == "VLMs"
+    assert written_label(label, forms) == "graphs, distributed SGD and Gaussian processes"
+    assert written_label("vlms", forms) == "VLMs"
     # only the case changes: a label's measures read it in lower case
-    assert label_parts(written_label(label, texts)) == label_parts(label)
+    assert label_parts(written_label(label, forms)) == label_parts(label)
     # a form half of the uses have is not enough ("Transformer" once, "transformer" once)
-    assert written_label("transformer", ["a Transformer block", "a transformer block"]) == "transformer"
+    assert written_forms(["a Transformer block", "a transformer block"]) == {}
     # word by word: the capitals of an abbreviated phrase stay with its name
     mdps = ["we solve Markov Decision Processes (MDPs)", "a decision rule and a Markov chain", "the decision maker"]
-    assert written_label("markov decision processes", mdps) == "Markov decision processes"
+    assert written_label("markov decision processes", written_forms(mdps)) == "Markov decision processes"
+    # the bracket may follow without a space, and the phrase's words count only right after a word
+    assert written_forms(["in Markov Decision Processes(MDPs)", "a decision"]) == {}
+    assert written_forms(["a Decision here", "(x) Decision (y)", "the Decision"]) == {"decision": "Decision"}
+
+
+def test_the_forms_of_words_are_the_same_however_the_texts_are_read():
+    # the forms are counted over all texts at once (abbreviations read backwards, for speed); the
+    # same rule read one use at a time, forwards, gives the same forms
+    import re
+    from collections import Counter
+
+    from pipeline.model.label_case import written_forms
+
+    texts = [
+        "We use Markov Decision Processes (MDPs) and SGD. Then SGD again, with sgd-style Adam (Kingma).",
+        "the Adam optimiser, an adam variant, a Gaussian Process (GP) prior; x-Ray (see) data",
+        "Deep Q-Networks (DQN) beat the Atari suite, with Q-learning and Deep learning",
+        "numbers 4 and 3D scenes, 3D Vision (3DV); the BERT model's BERT-base and BERT",
+    ]
+    uses: Counter = Counter()
+    for text in texts:
+        for m in re.finditer(r"(?<![\w'-])[\w'-]+", text):
+            if re.search(r"\w +$", text[: m.start()]) and not re.match(r"(?: [A-Z][\w'-]*)* ?\(", text[m.end() :]):
+                uses[m.group(0)] += 1
+    expected = {}
+    for word in {form.lower() for form in uses if not form.islower()}:
+        counts = {form: n for form, n in uses.items() if form.lower() == word}
+        form, count = min(counts.items(), key=lambda item: (-item[1], item[0]))
+        if word.islower() and not form.islower() and 2 * count > sum(counts.values()):
+            expected[word] = form
+    assert written_forms(texts) == expected
+    assert expected["sgd"] == "SGD" and "markov" not in expected and expected["bert"] == "BERT"
 
 
 def test_a_papers_title_is_no_evidence_of_how_it_writes_a_word():
-    import pandas as pd
-
-    from pipeline.model.label_case import written_labels
+    from pipeline.model.label_case import corpus_forms
 
     docs = ["Learning With Graph Kernels. We study graph kernels.", "On Graph Kernels. Graph kernels, again."]
-    table = pd.DataFrame({"topic": [0], "label": ["graph kernels"], "part_labels": [["graph kernels"]]})
-    titled = written_labels(table, docs, np.array([0, 0]), ["Learning With Graph Kernels", "On Graph Kernels"], 250)
-    assert titled["label"].tolist() == ["graph kernels"] and titled["part_labels"].tolist() == [["graph kernels"]]
+    assert corpus_forms(docs, ["Learning With Graph Kernels", "On Graph Kernels"]) == {}
     # read as abstracts, the titles' "With Graph Kernels" would name it
-    untitled = written_labels(table, ["We use Graph Kernels", "with Graph Kernels"], np.array([0, 0]), None, 250)
-    assert untitled["label"].tolist() == ["Graph Kernels"]
+    assert corpus_forms(["We use Graph Kernels", "with Graph Kernels"], None) == {
+        "graph": "Graph",
+        "kernels": "Kernels",
+    }

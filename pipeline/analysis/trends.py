@@ -7,12 +7,14 @@ every earlier year: nothing of later years' vocabulary leaks backwards.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from pipeline.model.label_case import written_term
 from pipeline.model.vocab import DocTerms
 
 
@@ -27,23 +29,34 @@ class Trends:
     keyword_years: pd.DataFrame
 
 
-def term_table(dt: DocTerms) -> pd.DataFrame:
-    """Each vocabulary term with the number and share of papers using it, most used first."""
+def term_table(dt: DocTerms, written: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Each vocabulary term with the number and share of papers using it, most used first, and the
+    term as the papers write it (``written``: ``pipeline.model.label_case.corpus_forms``)."""
     n = dt.counts.shape[0]
     df = np.asarray(dt.presence().sum(axis=0)).ravel().astype(np.int32)
-    out = pd.DataFrame({"term": dt.terms.astype(str), "df": df, "share": df / max(n, 1)})
+    terms = dt.terms.astype(str)
+    out = pd.DataFrame({"term": terms, "df": df, "share": df / max(n, 1), "written": written_terms(terms, written)})
     return out.sort_values(["df", "term"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
-def compute_trends(years: pd.Series, topics: np.ndarray, dt: DocTerms) -> Trends:
+def written_terms(terms, written: Mapping[str, str] | None) -> list[str]:
+    """Each of ``terms`` as the papers write it (``written``: lower-case word -> its form), or as it is."""
+    return [written_term(t, written) for t in terms] if written else [str(t) for t in terms]
+
+
+def compute_trends(
+    years: pd.Series, topics: np.ndarray, dt: DocTerms, written: Mapping[str, str] | None = None
+) -> Trends:
     """Compute the trend tables.
 
     Args:
         years: nullable int ``(n,)`` year per paper.
         topics: int ``(n,)`` topic per paper.
         dt: paper-by-term counts, rows aligned with ``years``.
+        written: the corpus's written forms of words (``pipeline.model.label_case.corpus_forms``),
+            for ``terms``'s ``written``; None: every term as it is.
     """
-    terms = term_table(dt)
+    terms = term_table(dt, written)
     year_values = pd.array(years, dtype="Int64")
     has_year = ~pd.isna(year_values)
     empty_years = pd.DataFrame({"year": pd.Series(dtype="int32"), "n_papers": pd.Series(dtype="int32")})
@@ -103,6 +116,15 @@ def _year_tables(year_values, has_year, topics: np.ndarray):
     return y, uniq_years, year_idx, n_per_year, years_df, topic_years
 
 
+def _previous_written(previous: pd.DataFrame, terms: np.ndarray) -> list[str]:
+    """The previous build's ``written`` of each of ``terms`` (the vocabulary is kept; so are the
+    forms its papers gave it); a build made before the column: each term as it is."""
+    if "written" not in previous:
+        return [str(t) for t in terms]
+    written = previous.set_index(previous["term"].astype(str))["written"].astype(str).reindex(terms)
+    return [w if isinstance(w, str) else str(t) for t, w in zip(terms, written, strict=True)]
+
+
 def _keyword_year_counts(dt: DocTerms, has_year, y, uniq_years, year_idx) -> sparse.coo_matrix:
     """Keyword document frequency per year: (years x papers) @ (papers x terms) presence."""
     presence = dt.presence()[np.flatnonzero(np.asarray(has_year))]
@@ -132,6 +154,7 @@ def add_papers(previous: Trends, years: pd.Series, topics: np.ndarray, new: np.n
     df = previous.terms.set_index(previous.terms["term"].astype(str))["df"].reindex(terms_sorted).fillna(0)
     df = df.to_numpy(dtype=np.int64) + np.asarray(new_terms.presence().sum(axis=0)).ravel()
     terms = pd.DataFrame({"term": terms_sorted, "df": df.astype(np.int32), "share": df / max(n, 1)})
+    terms["written"] = _previous_written(previous.terms, terms_sorted)
     terms = terms.sort_values(["df", "term"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
     year_values = pd.array(years, dtype="Int64")

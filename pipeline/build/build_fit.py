@@ -125,7 +125,7 @@ def _fit_full_with(
         clock.note = f"stability {job.mode if not job.error else 'failed: ' + job.error}" + (
             f", {waited:.1f}s" if job.seeds else ""
         )
-        trends = compute_trends(papers["year"], tm.topics, dt)
+        trends = compute_trends(papers["year"], tm.topics, dt, tm.written)
         topic_table = _finish_topic_table(tm.tables.topics, tm.topics, projection.map, trends, dt)
         topic_table["stability"] = [per_topic.get(int(t), np.nan) for t in topic_table["topic"]]
     topic_pos = {t: i for i, t in enumerate(topic_table["topic"].tolist())}

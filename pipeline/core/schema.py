@@ -160,6 +160,8 @@ TERM_COLUMNS: dict[str, str] = {
     "term": "a 1- or 2-word term of the modelling vocabulary",
     "df": "papers using the term",
     "share": "df / all papers",
+    "written": 'the term as the corpus\'s papers write it inside a sentence ("LLMs", "Gaussian processes"): '
+    "each word in the form most of its uses have, where that is not lower case; what the app shows",
 }
 
 YEAR_COLUMNS: dict[str, str] = {"year": "year", "n_papers": "papers in that year"}

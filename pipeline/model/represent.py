@@ -34,6 +34,7 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
+#: 25: labels written as the corpus's papers write them, as every term is (``label_case.corpus_forms``);
 #: 24: labels written as their topic's papers write them inside a sentence ("distributed SGD",
 #: "Gaussian processes", "VLMs"; ``pipeline.model.label_case``);
 #: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
@@ -66,7 +67,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 24
+REPRESENT_VERSION = 25
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -116,11 +117,14 @@ class TopicModel:
             ``similarity`` float32 ``(k, k)`` cosine similarity of topic embeddings,
             ``distribution`` float32 ``(n, k)`` per-paper topic distribution (rows sum to 1).
         model: the fitted BERTopic (saved with safetensors).
+        written: the corpus's words its papers mostly write otherwise, with that form
+            (``label_case.corpus_forms``): for the labels and every term (``terms.parquet``).
     """
 
     topics: np.ndarray
     tables: TopicTables
     model: object
+    written: dict[str, str]
 
 
 def _hierarchy(model, docs: list[str], n_topics: int) -> pd.DataFrame:
@@ -296,16 +300,19 @@ def fit_topics(
         titles=titles,
     )
     table = pd.DataFrame(rows)
+    written = label_case.corpus_forms(docs, titles)
     if len(table):
         table.insert(1, "label", table["topic"].map(lambda t: chosen[t][0]))
         table["label_support"] = [chosen[t][1].value for t in table["topic"]]
         spread, parts = topic_parts(
             topics, embeddings, doc_ids, lambda p: _part_labels(docs, p, dt, embeddings, embed, titles)
         )
-        table = label_case.written_labels(add_part_columns(table, spread, parts), docs, topics, titles, LABEL_SAMPLE)
+        table = label_case.written_labels(add_part_columns(table, spread, parts), written)
     hierarchy = _hierarchy(model, docs, len(topic_ids))
     model.doc_terms = model.term_weights = None  # not saved with the model
-    return TopicModel(topics, TopicTables(table, terms_table, hierarchy, t_emb, similarity, distribution), model)
+    return TopicModel(
+        topics, TopicTables(table, terms_table, hierarchy, t_emb, similarity, distribution), model, written
+    )
 
 
 def _make_model(reduced: np.ndarray, dt: DocTerms, params: RepresentParams, embed: Callable[[list[str]], np.ndarray]):
