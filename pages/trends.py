@@ -58,7 +58,8 @@ st.caption(
     "many papers, so common words do not lead. Bars show the change in the share of papers, in percentage points; pale "
     "bars could be chance (|z| < 1.96). Keywords count the whole corpus; topics follow the filters."
 )
-trend_panels.changes("Keywords", words, "term", before, after, support, corpus_name=corpus.name)
+shown_words = words.assign(term=corpus.shown_terms(words["term"]))  # as the papers write them ("LLMs")
+trend_panels.changes("Keywords", shown_words, "term", before, after, support, corpus_name=corpus.name)
 counts, totals = analysis.topic_counts(corpus, ctx.mask), analysis.papers_per_year(corpus, ctx.base)
 topics = analysis.period_changes(counts, totals, before, after, key="topic", min_support=support)
 trend_panels.changes(

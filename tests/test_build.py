@@ -63,6 +63,38 @@ def test_artifacts_match_the_schema(small_artifacts):
     assert years["n_papers"].sum() == len(papers)
 
 
+def test_terms_are_stored_and_shown_as_the_papers_write_them(small_artifacts):
+    from pipeline.analysis.topic_files import read_topic_tables
+    from pipeline.model.label_case import corpus_forms, written_label, written_term
+
+    folder, _ = _load(small_artifacts, "small")
+    papers = pd.read_parquet(folder / schema.PAPERS)
+    terms = pd.read_parquet(folder / schema.TERMS)
+    raw = pd.read_parquet(folder / schema.TOPICS)
+    # the build reads the abstracts without their titles, and only the case changes
+    forms = corpus_forms(
+        papers["model_text"].tolist(),
+        [None if d else t for t, d in zip(papers["title"], papers["title_derived"], strict=True)],
+    )
+    assert terms["written"].tolist() == [written_term(t, forms) for t in terms["term"]]
+    assert (terms["written"].str.lower() == terms["term"]).all()
+    written = dict(zip(terms["term"], terms["written"], strict=True))
+    cased = {t for t, w in written.items() if t != w}
+    assert {"sat", "mdps", "monte carlo"} <= cased  # "SAT", "MDPs", "Monte Carlo": the IJCAI papers write them so
+    # the stored keywords are the vocabulary's (lower case); every reader of the build shows them written
+    tables = read_topic_tables(folder)
+    for column in ("keywords", "keybert", "mmr"):
+        for stored, shown in zip(raw[column], tables.topics[column], strict=True):
+            assert all(str(t) in written for t in stored)
+            assert list(shown) == [written[str(t)] for t in stored]
+    assert any(set(k) & cased for k in raw["keywords"])  # the fixture shows some
+    assert tables.topic_terms["term"].tolist() == [
+        written[t] for t in pd.read_parquet(folder / schema.TOPIC_TERMS)["term"]
+    ]
+    # the labels' words too, with the same forms
+    assert all(label == written_label(label.lower(), forms) for label in raw["label"])
+
+
 def test_bertopic_model_is_saved_with_safetensors_and_loads(small_artifacts):
     from pipeline.embed.encoders import HashingEncoder
     from pipeline.model.represent import load_bertopic

@@ -319,6 +319,12 @@ def test_compare_places_every_new_paper_and_ranks_them_by_novelty(split_root):
     assert list(result.matches.columns) == list(schema.CMP_MATCH_COLUMNS)
     assert list(result.terms.columns) == list(schema.CMP_TERM_COLUMNS)
     json.dumps(result.to_dict())  # plain, serialisable data (for the offline export)
+    # terms and keywords as each corpus's papers write them ("SAT", "MDPs"), as the app shows them
+    assert new.written and ref.written
+    for term in result.terms["term"]:
+        assert term == (new.written.get(term.lower()) or ref.written.get(term.lower()) or term.lower())
+    keywords = [k for ks in ref.topic_table["keywords"] for k in ks]
+    assert set(keywords) & set(ref.written.values()) and not set(keywords) & set(ref.written)
 
 
 def test_papers_the_reference_also_holds_are_not_their_own_prior_work(split_root):

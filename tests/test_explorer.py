@@ -84,6 +84,21 @@ def test_keyword_years_load_once(corpus):
     assert corpus.keyword_years is ky  # read once
 
 
+def test_terms_are_shown_as_the_papers_write_them_and_looked_up_in_lower_case(corpus, small_artifacts, tmp_path):
+    assert corpus.shown_term("mdps") == "MDPs" and corpus.shown_term("monte carlo") == "Monte Carlo"
+    assert corpus.shown_term("mdps solvers") == "MDPs solvers"  # a typed phrase, word by word
+    assert corpus.shown_term("planning") == "planning" and corpus.shown_term("MDPs") == "MDPs"
+    shown = {k for ks in corpus.tables.topics["keywords"] for k in ks}
+    assert shown & set(corpus.written.values()) and not shown & set(corpus.written)
+    # a build made before terms.parquet had the column: its terms as they are
+    old = copy_build(small_artifacts, "small", tmp_path, "old")
+    table = pd.read_parquet(old / schema.TERMS)
+    table.drop(columns="written").to_parquet(old / schema.TERMS, index=False)
+    before = data.load_corpus(tmp_path, "old")
+    assert before.written == {} and before.shown_term("mdps") == "mdps"
+    assert {k for ks in before.tables.topics["keywords"] for k in ks} == {k.lower() for k in shown}
+
+
 def test_invalid_or_missing_corpus_names_never_leave_the_root(small_artifacts):
     for bad in ("../../etc", "..", "/etc", "a/b", ""):
         with pytest.raises(ArtifactError, match="not a valid corpus name"):

@@ -134,6 +134,10 @@ def test_every_paper_and_topic_is_embedded_with_the_apps_colours(page_html, pape
     assert meta["years"] == [2020, 2024] and meta["built"] and meta["model"]
     assert [t["id"] for t in meta["topic_list"]] == topics["topic"].tolist()
     assert [t["size"] for t in meta["topic_list"]] == topics["size"].tolist()
+    # the keywords as the app shows them: as the papers write them ("SAT"), stored in lower case
+    assert [t["kw"] for t in meta["topic_list"]] == [list(k)[:10] for k in corpus.tables.topics["keywords"]]
+    assert [[k.lower() for k in t["kw"]] for t in meta["topic_list"]] == [list(k)[:10] for k in topics["keywords"]]
+    assert any(k != k.lower() for t in meta["topic_list"] for k in t["kw"])
     assert {t["id"]: t["colour"] for t in header["topics"]} == corpus.colouring.colours  # the app's colours
     assert [meta["venues"][v] for v in p["v"]] == papers["venue"].tolist()
 

@@ -274,6 +274,20 @@ def test_trends_page_with_keywords_from_the_url(small_artifacts, monkeypatch):
     assert at.number_input(key="trend_support").value == 3
 
 
+def test_trends_page_writes_keywords_as_the_papers_do(small_artifacts, monkeypatch):
+    terms = pd.read_parquet(artifacts.corpus_path(small_artifacts, "small") / "terms.parquet")
+    cased = {t for t, w in zip(terms["term"], terms["written"], strict=True) if t != w}
+    assert {"sat", "markov decision", "mdps"} <= cased
+    at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", kw=["sat", "planning", "mdps solvers"])
+    # looked up, counted and linked in lower case; shown as the papers write them, a typed phrase word by word
+    assert at.multiselect(key="trend_kw").value == ["sat", "planning", "mdps solvers"]
+    specs = {s["layout"]["title"]["text"]: s for s in plotly_specs(at)}
+    lines = specs["Share of each year's papers using the keyword"]
+    assert [t["name"] for t in lines["data"]] == ["SAT", "planning", "MDPs solvers"]
+    bars = [str(y) for name in ("Emerging", "Declining") if name in specs for t in specs[name]["data"] for y in t["y"]]
+    assert bars and not [y for y in bars if y in cased]
+
+
 def test_a_trends_link_may_list_keywords_with_commas(small_artifacts, monkeypatch):
     at = run(small_artifacts, monkeypatch, "pages/trends.py", corpus="small", kw="planning, scheduling,zzqxunused")
     assert at.multiselect(key="trend_kw").value == ["planning", "scheduling", "zzqxunused"]  # three, not one phrase

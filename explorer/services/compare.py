@@ -66,6 +66,7 @@ def side_of(corpus: Corpus) -> Side:
         terms=corpus.terms[["term", "df"]],
         texts=lambda rows: texts.iloc[np.asarray(rows, dtype=np.int64)].fillna("").astype(str).tolist(),
         ngram_range=tuple(ngrams),
+        written=corpus.written,
     )
 
 

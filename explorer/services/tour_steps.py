@@ -64,7 +64,8 @@ def describe(step: Step, corpus: Corpus | None = None) -> str:
     elif step.page == "trends":
         keywords = step.query().get("kw", [])
         periods = " to ".join(p for p in (q.get("before"), q.get("after")) if p)
-        what = section or ("keywords " + ", ".join(k for k in keywords if k) if any(keywords) else "keyword trends")
+        shown = [corpus.shown_term(k) if corpus is not None else k for k in keywords if k]  # as the papers write them
+        what = section or ("keywords " + ", ".join(shown) if shown else "keyword trends")
         name = f"Trends: {what}" + (f", {periods}" if periods else "")
         section = None
     elif step.page == "search":

@@ -31,12 +31,13 @@ import pandas as pd
 from explorer.state.corpus_files import check_shapes, load_papers, read_terms
 from pipeline.analysis.curation import Curation, CurationError, curation_path
 from pipeline.analysis.topic_edits import curate
-from pipeline.analysis.topic_files import read_topic_tables
+from pipeline.analysis.topic_files import read_topic_tables, written_forms
 from pipeline.core import artifacts, schema
 from pipeline.core.manifest import Manifest
 from pipeline.core.topic_tables import TopicTables
 from pipeline.formats import palette
 from pipeline.formats.ids import paper_short_ids
+from pipeline.model.label_case import shown_term
 
 
 @dataclass(frozen=True, eq=False)
@@ -170,6 +171,20 @@ class Corpus:
     @cached_property
     def venues(self) -> list[str]:
         return sorted(self.papers["venue"].dropna().unique().tolist())
+
+    @cached_property
+    def written(self) -> dict[str, str]:
+        """The vocabulary's terms that the papers write otherwise than in lower case, with that form
+        (``terms.parquet``'s ``written``: "llms": "LLMs"); none for a build made before it."""
+        return written_forms(self.terms)
+
+    def shown_term(self, term: str) -> str:
+        """``term`` as every page shows it: as the corpus's papers write it ("LLMs", "Gaussian
+        processes"); a phrase outside the vocabulary word by word. Terms are looked up as they are."""
+        return shown_term(str(term), self.written)
+
+    def shown_terms(self, terms) -> list[str]:
+        return [self.shown_term(t) for t in terms]
 
     @cached_property
     def keyword_years(self) -> pd.DataFrame:

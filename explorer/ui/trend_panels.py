@@ -29,13 +29,14 @@ def one_year(ctx: shell.Context) -> None:
                        "showing the most used keywords instead.")  # fmt: skip
             top = corpus.terms.head(25)
             chart(
-                trend_figures.distribution_bars(top["term"].tolist(), top["df"].tolist(), title="Most used keywords",
+                trend_figures.distribution_bars(corpus.shown_terms(top["term"]), top["df"].tolist(), title="Most used keywords",
                                           xtitle="papers using it (whole corpus)"),
                 name=figures.image_name(corpus.name, "keywords"),
             )  # fmt: skip
         else:
             support = analysis.distinctive_support(corpus.n_papers)
             table = distinctive_terms(corpus, support)
+            table = table.assign(term=corpus.shown_terms(table["term"]))  # as the papers write them
             shown = table[table["z"] > 0].head(20)
             if shown.empty:
                 st.info(f"No term is used by at least {support} papers here more than in the background.")
@@ -239,7 +240,7 @@ def keyword_picker(corpus: Corpus, suggested: list[str]) -> list[str]:
     options = list(dict.fromkeys([*(url_terms or ()), *suggested, *corpus.terms["term"].head(3000).tolist()]))
     st.multiselect(
         "Keywords (type to search the corpus vocabulary, or enter any word or phrase)",
-        options, key="trend_kw", accept_new_options=True, max_selections=state.MAX_KEYWORDS, select_all=False,
+        options, key="trend_kw", accept_new_options=True, format_func=corpus.shown_term, max_selections=state.MAX_KEYWORDS, select_all=False,
         **url_state.bind("trend_kw", url_terms, default=suggested, to_url=lambda v: {"kw": None if list(v) == suggested else (list(v) or [""])}),
     )  # fmt: skip
     for problem in problems:
@@ -255,6 +256,7 @@ def keyword_lines(
         st.caption("Choose keywords above to see the share of each year's papers that use them.")
         return
     shares = analysis.keyword_year_shares(ctx.corpus, chosen, ctx.mask)
+    shares = shares.assign(term=ctx.corpus.shown_terms(shares["term"]))  # as the papers write them
     chart(
         trend_figures.keyword_share_lines(shares, periods=periods),
         name=figures.image_name(ctx.corpus.name, "keywords", *chosen[:4]),

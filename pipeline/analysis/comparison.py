@@ -25,8 +25,9 @@ from pipeline.core import artifacts, schema
 from pipeline.model.logodds import DEFAULT_PRIOR_MASS
 
 #: Bump when what a comparison computes changes: stored comparisons of another version are recomputed.
-#: 2: topic labels as the app shows them (weak ones marked).
-COMPARE_VERSION = 2
+#: 2: topic labels as the app shows them (weak ones marked); 3: terms and keywords as the papers
+#: write them ("LLMs", terms.parquet's ``written``).
+COMPARE_VERSION = 3
 
 
 class CompareError(ValueError):

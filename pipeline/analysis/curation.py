@@ -61,9 +61,9 @@ def resolve(ref: dict, topics: pd.DataFrame, papers: pd.DataFrame) -> int | None
                 best, best_score = int(topic), score
         if best is not None and best_score >= MIN_MEMBER_OVERLAP:
             return best
-    keywords = set(ref.get("keywords", []))
+    keywords = {str(k).lower() for k in ref.get("keywords", [])}  # as written by the build, or before it wrote them so
     if keywords:
-        scores = topics["keywords"].map(lambda k: len(keywords & set(k)) / len(keywords))
+        scores = topics["keywords"].map(lambda k: len(keywords & {str(w).lower() for w in k}) / len(keywords))
         if len(scores) and scores.max() >= MIN_KEYWORD_OVERLAP:
             return int(topics.loc[scores.idxmax(), "topic"])
     return None

@@ -30,6 +30,8 @@ class Side:
         terms: the vocabulary with document frequencies: term, df.
         texts: ``texts(rows) -> list[str]``, the modelling text of those papers (for counting
             terms on the other build's vocabulary).
+        written: the vocabulary's terms its papers write otherwise than in lower case, with that
+            form (``pipeline.analysis.topic_files.written_forms``): how the comparison shows them.
     """
 
     name: str
@@ -45,6 +47,7 @@ class Side:
     terms: pd.DataFrame
     texts: Callable[[np.ndarray], list[str]] = field(repr=False)
     ngram_range: tuple[int, int] = (1, 2)
+    written: dict[str, str] = field(default_factory=dict)
 
     @property
     def n(self) -> int:

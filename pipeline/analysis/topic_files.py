@@ -16,6 +16,7 @@ import pandas as pd
 
 from pipeline.core import artifacts, schema
 from pipeline.core.topic_tables import TopicTables
+from pipeline.model.label_case import shown_term
 from pipeline.model.label_evidence import shown_labels
 from pipeline.model.topic_parts import without_stale_parts
 
@@ -25,8 +26,48 @@ def text_column(series: pd.Series) -> pd.Series:
     return series.astype("str")
 
 
-def read_topics(folder: Path) -> pd.DataFrame:
-    """topics.parquet in file order, with the labels as every page shows them and a ``curated``
+#: The topics' columns of terms, shown as the corpus's papers write them.
+TERM_LIST_COLUMNS = ("keywords", "keybert", "mmr")
+
+
+def written_forms(terms: pd.DataFrame) -> dict[str, str]:
+    """The terms of a ``terms.parquet`` table whose ``written`` form differs from the term, with
+    it ("llms": "LLMs"); none for a build made before the column."""
+    if "written" not in terms:
+        return {}
+    term, written = terms["term"].astype(str).to_numpy(), terms["written"].astype(str).to_numpy()
+    differs = term != written
+    return dict(zip(term[differs].tolist(), written[differs].tolist(), strict=True))
+
+
+def read_written(folder: Path) -> dict[str, str]:
+    """:func:`written_forms` of the build's ``terms.parquet``."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(folder / schema.TERMS).names
+    except Exception:  # missing or damaged: the reader of the terms says so
+        return {}
+    return written_forms(artifacts.read_table(folder, schema.TERMS, ["term", "written"])) if "written" in names else {}
+
+
+def with_written_terms(topics: pd.DataFrame, written: dict[str, str]) -> pd.DataFrame:
+    """``topics`` with its lists of terms (:data:`TERM_LIST_COLUMNS`) as the papers write them."""
+    if not written:
+        return topics
+    topics = topics.copy()
+    for column in TERM_LIST_COLUMNS:
+        if column in topics:
+            topics[column] = [
+                [shown_term(str(t), written) for t in terms] if isinstance(terms, list | tuple | np.ndarray) else terms
+                for terms in topics[column]
+            ]
+    return topics
+
+
+def read_topics(folder: Path, written: dict[str, str] | None = None) -> pd.DataFrame:
+    """topics.parquet in file order, with the labels as every page shows them (and its keywords as
+    the papers write them: :func:`with_written_terms`) and a ``curated``
     column (False until the edits are applied)."""
     topics = artifacts.read_table(folder, schema.TOPICS).reset_index(drop=True)
     topics["label"] = (
@@ -38,7 +79,7 @@ def read_topics(folder: Path) -> pd.DataFrame:
     topics["label_support"] = support.astype(float)
     topics["label"] = shown_labels(topics)
     topics["curated"] = False
-    return without_stale_parts(topics)
+    return without_stale_parts(with_written_terms(topics, read_written(folder) if written is None else written))
 
 
 def read_topic_arrays(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,9 +95,13 @@ def read_topic_arrays(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def read_topic_tables(folder: Path) -> TopicTables:
     """The build's topic tables (its shapes are checked by the caller, who knows the papers)."""
     distribution, topic_embeddings, similarity = read_topic_arrays(folder)
+    topic_terms = artifacts.read_table(folder, schema.TOPIC_TERMS)
+    written = read_written(folder)
+    if written:
+        topic_terms["term"] = [shown_term(str(t), written) for t in topic_terms["term"]]
     return TopicTables(
-        topics=read_topics(folder),
-        topic_terms=artifacts.read_table(folder, schema.TOPIC_TERMS),
+        topics=read_topics(folder, written),
+        topic_terms=topic_terms,
         hierarchy=artifacts.read_table(folder, schema.HIERARCHY),
         topic_embeddings=topic_embeddings,
         similarity=similarity,

@@ -243,7 +243,7 @@ CMP_SHARE_COLUMNS: dict[str, str] = {
 }
 
 CMP_TERM_COLUMNS: dict[str, str] = {
-    "term": "a term of either corpus's vocabulary",
+    "term": "a term of either corpus's vocabulary, as its papers write it (`terms.parquet`'s `written`: \"LLMs\")",
     "df_new": "new papers using it",
     "df_ref": "reference papers using it",
     "share_new": "df_new / new papers",
