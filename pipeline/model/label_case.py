@@ -41,8 +41,11 @@ _ABBREVIATED_BACKWARDS = re.compile(r"\( ?((?:[\w'-]*[A-Z] )*[\w'-]+) +(?=\w)")
 #: Where a paper's title ends in its modelling text ("Title. Abstract", or "Title? Abstract").
 _TITLE_END = re.compile(r"[.?!] ")
 
-#: Papers of the corpus read for the forms (evenly spread; as many as the labels' background reads).
-FORMS_SAMPLE = 20_000
+#: Papers of the corpus read for the forms (evenly spread): every paper of a one-year conference.
+#: On NeurIPS 1987-2023 (18,661 papers) 10,000 of them give every label word and every keyword,
+#: KeyBERT and MMR term the form all of them give (377 of the 15,780 vocabulary's words, rare ones,
+#: differ), in 0.7 s against 1.5 s for all; 5,000 changed a keyword ("SATNet" back to "satnet").
+FORMS_SAMPLE = 10_000
 
 
 def corpus_forms(docs: Sequence[str], titles: Sequence[str | None] | None, limit: int = FORMS_SAMPLE) -> dict[str, str]:
