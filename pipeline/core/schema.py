@@ -161,7 +161,8 @@ TERM_COLUMNS: dict[str, str] = {
     "df": "papers using the term",
     "share": "df / all papers",
     "written": 'the term as the corpus\'s papers write it inside a sentence ("LLMs", "Gaussian processes"): '
-    "each word in the form most of its uses have, where that is not lower case; what the app shows",
+    "each word in the form most of its uses have, where that is not lower case and two papers use it; "
+    "what the app shows",
 }
 
 YEAR_COLUMNS: dict[str, str] = {"year": "year", "n_papers": "papers in that year"}

@@ -42,10 +42,16 @@ _ABBREVIATED_BACKWARDS = re.compile(r"\( ?((?:[\w'-]*[A-Z] )*[\w'-]+) +(?=\w)")
 _TITLE_END = re.compile(r"[.?!] ")
 
 #: Papers of the corpus read for the forms (evenly spread): every paper of a one-year conference.
-#: On NeurIPS 1987-2023 (18,661 papers) 10,000 of them give every label word and every keyword,
-#: KeyBERT and MMR term the form all of them give (377 of the 15,780 vocabulary's words, rare ones,
-#: differ), in 0.7 s against 1.5 s for all; 5,000 changed a keyword ("SATNet" back to "satnet").
+#: On NeurIPS 1987-2023 (18,661 papers) 10,000 of them give every label word and all but one of
+#: the keywords', KeyBERT and MMR terms' words the form all of them give ("G-CNNs" stays "g-cnns";
+#: 668 of the 2,086 words of its vocabulary that all the papers write otherwise, rarer ones, stay
+#: lower case), in 0.7 s against 1.9 s for all; 5,000 left two ("RBMs", "SATNet") lower case.
 FORMS_SAMPLE = 10_000
+
+#: Papers that must write a word in its form for the corpus to: one paper's style ("Ethical",
+#: "k-Means", from a method's or a data set's name) does not say how a corpus writes a word, as
+#: one paper's word names no topic (``label_candidates.candidate_terms``'s ``min_papers``).
+MIN_PAPERS = 2
 
 
 def corpus_forms(docs: Sequence[str], titles: Sequence[str | None] | None, limit: int = FORMS_SAMPLE) -> dict[str, str]:
@@ -58,27 +64,34 @@ def corpus_forms(docs: Sequence[str], titles: Sequence[str | None] | None, limit
 def written_forms(texts: Iterable[str]) -> dict[str, str]:
     """Each lower-case word that the ``texts`` mostly write otherwise inside a sentence, with that
     form ("sgd": "SGD", "gaussian": "Gaussian"): the form more than half of the word's uses right
-    after another word have, uses before an abbreviation's bracket aside; words whose uses are
-    mostly lower case or split between forms are left out."""
-    text = "\n".join(texts)
-    uses = Counter(_AFTER_A_WORD.findall(text))
-    for phrase in _ABBREVIATED_BACKWARDS.findall(text[::-1]):
-        words = phrase[::-1].split(" ")
-        uses[words[0]] -= 1
-        for before, word in zip(words, words[1:], strict=False):
-            if before[-1].isalnum() or before[-1] == "_":  # a use right after a word, so one counted
-                uses[word] -= 1
+    after another word have, uses before an abbreviation's bracket aside, where at least
+    :data:`MIN_PAPERS` of the texts use it so; words whose uses are mostly lower case or split
+    between forms are left out."""
+    uses: Counter = Counter()
+    papers: Counter = Counter()
+    for text in texts:
+        found = Counter(_AFTER_A_WORD.findall(text))
+        if "(" in text:
+            for phrase in _ABBREVIATED_BACKWARDS.findall(text[::-1]):
+                words = phrase[::-1].split(" ")
+                found[words[0]] -= 1
+                for before, word in zip(words, words[1:], strict=False):
+                    if before[-1].isalnum() or before[-1] == "_":  # a use right after a word, so one counted
+                        found[word] -= 1
+            found = +found  # the uses left
+        uses.update(found)
+        papers.update(found.keys())
     forms: dict[str, dict[str, int]] = {}
     for form in uses:
-        if not form.islower() and uses[form] > 0:
+        if not form.islower():
             forms.setdefault(form.lower(), {})
     for form, count in uses.items():
-        if count > 0 and form.lower() in forms:
+        if form.lower() in forms:
             forms[form.lower()][form] = count
     written = {}
     for word, counts in forms.items():
         form, count = min(counts.items(), key=lambda item: (-item[1], item[0]))  # ties: one answer on any machine
-        if word.islower() and not form.islower() and 2 * count > sum(counts.values()):
+        if word.islower() and not form.islower() and 2 * count > sum(counts.values()) and papers[form] >= MIN_PAPERS:
             written[word] = form
     return written
 
