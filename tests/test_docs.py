@@ -77,3 +77,18 @@ def test_evaluation_status_table_is_what_the_recorded_runs_say():
     table = status()
     assert block == render(table)
     assert len(table) >= 26 and all(row["seeds"] >= 3 for row in table)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "EVALUATION.md", "BENCHMARKS.md"])
+def test_no_section_of_the_docs_is_empty(doc):
+    """A heading straight after a heading of the same or a higher level leaves a section with
+    nothing in it (a benchmark's block appended under a heading that had been moved, say)."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    text = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)  # headings inside code are not headings
+    headings = [(m.start(), m.end(), len(m.group(1))) for m in re.finditer(r"^(#+) .*$", text, flags=re.M)]
+    empty = [
+        text[start:end]
+        for (start, end, level), (nxt, _, nxt_level) in zip(headings, headings[1:], strict=False)
+        if not text[end:nxt].strip() and nxt_level <= level
+    ]
+    assert not empty, f"{doc} has sections with nothing in them: {empty}"
