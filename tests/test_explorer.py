@@ -97,6 +97,13 @@ def test_terms_are_shown_as_the_papers_write_them_and_looked_up_in_lower_case(co
     before = data.load_corpus(tmp_path, "old")
     assert before.written == {} and before.shown_term("mdps") == "mdps"
     assert {k for ks in before.tables.topics["keywords"] for k in ks} == {k.lower() for k in shown}
+    # a comparison's side reads the forms and the terms in the same read, alike
+    from pipeline.analysis.compare import load_side
+
+    side, old_side = load_side(small_artifacts, "small"), load_side(tmp_path, "old")
+    assert side.written == corpus.written and old_side.written == {}
+    assert list(side.terms.columns) == list(old_side.terms.columns) == ["term", "df"]
+    assert side.terms.equals(old_side.terms)
 
 
 def test_invalid_or_missing_corpus_names_never_leave_the_root(small_artifacts):

@@ -53,6 +53,9 @@ class Corpus:
             ``(topics, dim)`` (row ``j`` is ``topics`` row ``j``), ``similarity`` float32
             ``(topics, topics)``, ``distribution`` float32 ``(papers, topics)`` memory map.
         terms, years, topic_years: the tables of the same names.
+        written: the vocabulary's terms that the papers write otherwise than in lower case, with
+            that form (``terms.parquet``'s ``written``: "llms": "LLMs"); empty for a build made
+            before it. Read with ``terms``, once for every reader of the load.
         embeddings: float32 ``(papers, dim)`` memory map.
         xy: float32 ``(papers, 2)`` map positions.
         topic_index: int ``(papers,)`` row of each paper's topic in ``topics`` (-1: outlier, topic -1).
@@ -88,6 +91,7 @@ class Corpus:
     curation_error: str | None = None
     #: The build's ``map.json`` (colours, touching topics, spacing), or None in builds before it.
     stored_map: StoredMap | None = field(default=None, repr=False)
+    written: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -172,12 +176,6 @@ class Corpus:
     def venues(self) -> list[str]:
         return sorted(self.papers["venue"].dropna().unique().tolist())
 
-    @cached_property
-    def written(self) -> dict[str, str]:
-        """The vocabulary's terms that the papers write otherwise than in lower case, with that form
-        (``terms.parquet``'s ``written``: "llms": "LLMs"); none for a build made before it."""
-        return written_forms(self.terms)
-
     def shown_term(self, term: str) -> str:
         """``term`` as every page shows it: as the corpus's papers write it ("LLMs", "Gaussian
         processes"); a phrase outside the vocabulary word by word. Terms are looked up as they are."""
@@ -232,7 +230,9 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     stamp = build_key(folder)  # taken before reading: a folder replaced meanwhile gets a new key on the next rerun
     manifest = artifacts.read_manifest(folder)
     papers = load_papers(folder, name)
-    tables = read_topic_tables(folder)
+    terms = read_terms(folder)
+    written = written_forms(terms)
+    tables = read_topic_tables(folder, written)
     topics = tables.topics
     topic_pos = {int(t): i for i, t in enumerate(topics["topic"].to_numpy())}
     embeddings = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)
@@ -247,7 +247,6 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
     xy = papers[["x", "y"]].to_numpy(dtype=np.float32)
     xy.setflags(write=False)
 
-    terms = read_terms(folder)
     stored_map = read_map(folder, topics)
     return Corpus(
         name=name,
@@ -266,6 +265,7 @@ def load_corpus(root: Path, name: str, folder: Path | None = None) -> Corpus:
         _topic_pos=topic_pos,
         build_key=stamp,
         stored_map=stored_map,
+        written=written,
     )
 
 

@@ -56,7 +56,7 @@ from pipeline.analysis.distinctive import distinctive_terms, shared_document_fre
 from pipeline.analysis.intervals import detectable_change, share_changes, z_quantile
 from pipeline.analysis.novelty import NoveltyNull
 from pipeline.analysis.side import Side
-from pipeline.analysis.topic_files import read_written, with_written_terms
+from pipeline.analysis.topic_files import read_terms_written, with_written_terms
 from pipeline.analysis.topic_matching import Lookup, lookup, match_topics
 from pipeline.core import artifacts, schema
 from pipeline.model.label_evidence import shown_labels
@@ -75,7 +75,7 @@ def load_side(root: Path, name: str) -> Side:
     papers = papers.sort_values("row", kind="stable").reset_index(drop=True)
     topics = artifacts.read_table(folder, schema.TOPICS)
     topics = topics.assign(label=shown_labels(topics))  # as the app shows them: weak ones marked
-    written = read_written(folder)
+    terms, written = read_terms_written(folder, ["term", "df"])
     texts_cache: dict[str, list[str]] = {}
 
     def texts(rows: np.ndarray) -> list[str]:
@@ -96,7 +96,7 @@ def load_side(root: Path, name: str) -> Side:
         xy=papers[["x", "y"]].to_numpy(dtype=np.float32),
         topic_table=topic_frame(with_written_terms(topics, written)),
         topic_embeddings=np.asarray(artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS), dtype=np.float32),
-        terms=artifacts.read_table(folder, schema.TERMS, columns=["term", "df"]),
+        terms=terms,
         texts=texts,
         ngram_range=tuple((manifest.params or {}).get("represent", {}).get("ngram_range", (1, 2))),
         written=written,

@@ -9,12 +9,14 @@ so a label marked weak, a renamed or a merged topic reads the same in both.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pipeline.core import artifacts, schema
+from pipeline.core.artifacts import ArtifactError
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model.label_case import shown_term
 from pipeline.model.label_evidence import shown_labels
@@ -40,15 +42,30 @@ def written_forms(terms: pd.DataFrame) -> dict[str, str]:
     return dict(zip(term[differs].tolist(), written[differs].tolist(), strict=True))
 
 
-def read_written(folder: Path) -> dict[str, str]:
-    """:func:`written_forms` of the build's ``terms.parquet``."""
+def read_terms_written(folder: Path, columns: Sequence[str]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """``columns`` of the build's ``terms.parquet`` and its :func:`written_forms`, in one read.
+
+    Raises:
+        ArtifactError: the file is missing or damaged (``artifacts.read_table``).
+    """
     import pyarrow.parquet as pq
 
     try:
         names = pq.read_schema(folder / schema.TERMS).names
-    except Exception:  # missing or damaged: the reader of the terms says so
+    except Exception:  # missing or damaged: the read below says so
+        names = []
+    extra = ["term", "written"] if "written" in names else []
+    table = artifacts.read_table(folder, schema.TERMS, list(dict.fromkeys([*columns, *extra])))
+    return table[list(columns)], written_forms(table)
+
+
+def read_written(folder: Path) -> dict[str, str]:
+    """:func:`written_forms` of the build's ``terms.parquet``; none where it cannot be read (the
+    reader of the terms says why)."""
+    try:
+        return read_terms_written(folder, ["term"])[1]
+    except ArtifactError:
         return {}
-    return written_forms(artifacts.read_table(folder, schema.TERMS, ["term", "written"])) if "written" in names else {}
 
 
 def with_written_terms(topics: pd.DataFrame, written: dict[str, str]) -> pd.DataFrame:
@@ -92,11 +109,12 @@ def read_topic_arrays(folder: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return distribution, topic_embeddings, similarity
 
 
-def read_topic_tables(folder: Path) -> TopicTables:
-    """The build's topic tables (its shapes are checked by the caller, who knows the papers)."""
+def read_topic_tables(folder: Path, written: dict[str, str] | None = None) -> TopicTables:
+    """The build's topic tables (its shapes are checked by the caller, who knows the papers), their
+    terms written as ``written`` says (:func:`written_forms`; None: read from the build's terms)."""
     distribution, topic_embeddings, similarity = read_topic_arrays(folder)
     topic_terms = artifacts.read_table(folder, schema.TOPIC_TERMS)
-    written = read_written(folder)
+    written = read_written(folder) if written is None else written
     if written:
         topic_terms["term"] = [shown_term(str(t), written) for t in topic_terms["term"]]
     return TopicTables(
