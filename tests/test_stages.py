@@ -876,6 +876,27 @@ def test_labels_are_written_as_their_papers_write_them_inside_a_sentence():
     }
 
 
+def test_the_forms_are_read_without_the_papers_titles_even_where_a_title_ends_a_sentence():
+    # title case is a style: a paper's own title is no evidence of how the corpus writes a word,
+    # and a title may hold a question or a full stop ("Are GANs Created Equal? A Large-Scale Study")
+    from pipeline.model.label_case import corpus_forms
+
+    title = "Are Deep Nets Created Equal? A Study of Wide Nets"
+    docs = [
+        f"{title} We compare deep nets at scale.",
+        "Deep Nets Made Simple. We train Wide Nets on a Large-Scale benchmark.",
+        "Another Title. A Large-Scale test with Large-Scale data.",
+    ]
+    titles = [title, "Deep Nets Made Simple", "Another Title"]
+    # "Wide Nets" is written so by one abstract and one title's second sentence: no form
+    assert corpus_forms(docs, titles) == {"large-scale": "Large-Scale"}
+    assert corpus_forms(docs, None)["wide"] == "Wide"  # read with the titles, it would have one
+    # a text that does not start with its title as given (cleaned otherwise) ends it at its first
+    # sentence end
+    cleaned = ["Cleaned Title. We use Wide Nets.", "Cleaned Title. We use Wide Nets too."]
+    assert corpus_forms(cleaned, ["Cleaned  Title"] * 2) == {"wide": "Wide", "nets": "Nets"}
+
+
 def test_the_forms_of_words_are_the_same_however_the_texts_are_read():
     # the forms are counted over all texts at once (abbreviations read backwards, for speed); the
     # same rule read one use at a time, forwards, gives the same forms

@@ -58,7 +58,7 @@ def corpus_forms(docs: Sequence[str], titles: Sequence[str | None] | None, limit
     """:func:`written_forms` of up to ``limit`` of the corpus's papers, evenly spread, without their
     titles (``docs`` are the modelling texts, a paper's own title first where ``titles`` has one)."""
     rows = evenly_spread(len(docs), limit)
-    return written_forms(_abstract(docs[j], titles is not None and bool(titles[j])) for j in rows)
+    return written_forms(_abstract(docs[j], titles[j] if titles is not None else None) for j in rows)
 
 
 def written_forms(texts: Iterable[str]) -> dict[str, str]:
@@ -96,10 +96,14 @@ def written_forms(texts: Iterable[str]) -> dict[str, str]:
     return written
 
 
-def _abstract(doc: str, titled: bool) -> str:
-    """A modelling text without the paper's own title (title case is no evidence of a name)."""
-    if not titled:
+def _abstract(doc: str, title: str | None) -> str:
+    """A modelling text without the paper's own ``title`` (title case is no evidence of a name):
+    the text after it where the text starts with it (a title may hold a sentence's end: "Are GANs
+    Created Equal? A Large-Scale Study"), else after the text's first sentence end."""
+    if not title:
         return doc
+    if doc.startswith(title):
+        return doc[len(title) :]
     end = _TITLE_END.search(doc)
     return doc[end.end() :] if end else ""
 

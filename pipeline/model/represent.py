@@ -34,9 +34,9 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-#: 26: a word's form needs two papers; 25: labels and terms as the corpus's papers write them (``label_case``);
-#: 24: labels written as their topic's papers write them inside a sentence ("distributed SGD",
-#: "Gaussian processes", "VLMs"; ``pipeline.model.label_case``);
+#: 27: forms read after a paper's whole title ("Are GANs Created Equal? A Large-Scale Study");
+#: 26: a word's form needs two papers; 25: every term, 24: labels, written as the papers write them
+#: inside a sentence ("distributed SGD", "Gaussian processes", "VLMs"; ``pipeline.model.label_case``);
 #: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
 #: of its papers use it and every other option is weak (``labels.GENERIC_WHEN_WEAK``);
 #: 22: a word the papers write more often as the last part of a hyphenated word than on its own is
@@ -67,7 +67,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 26
+REPRESENT_VERSION = 27
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
