@@ -451,6 +451,10 @@ def test_steps_are_named_by_what_they_show(corpus):
     assert describe(paper, corpus).startswith("Paper: ") and "latex-1" not in describe(paper, corpus)
     trend = tours.make_step("trends", {"corpus": ["small"], "at": ["emerging"], "before": ["2020-2021"]})
     assert describe(trend, corpus) == "Trends: emerging and declining, 2020-2021"
+    # keywords as the papers write them, as the chart's legend shows them (the link keeps kw=mdps)
+    charted = tours.make_step("trends", {"corpus": ["small"], "kw": ["mdps", "planning"]})
+    assert describe(charted, corpus) == "Trends: keywords MDPs, planning"
+    assert describe(charted) == "Trends: keywords mdps, planning"  # no corpus to ask
     assert describe(tours.make_step("search", {"q": ["graph neural"]}), corpus) == "Search: “graph neural”"
     ringed = tours.make_step("map", {"corpus": ["small"], "q": ["graph neural"], "mode": ["semantic"]})
     assert describe(ringed, corpus) == "Map: all topics, “graph neural” ringed (semantic)"
