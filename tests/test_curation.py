@@ -44,6 +44,13 @@ def test_rename_merge_move_and_undo(small_artifacts, tmp_path):
     kept = out.topics[out.topics["topic"].isin([t1, t2])]
     assert kept["coherence"].isna().all() and kept["stability"].isna().all()  # unknown, not stale
     assert out.topics["size"].tolist() == out.papers["topic"].value_counts().reindex(out.topics["topic"]).tolist()
+    # the merged topic's keywords: the best-weighted terms of both, one form of each, as a build keeps them
+    from pipeline.model.label_words import term_key
+
+    words = list(kept["keywords"].item())
+    assert len({term_key(w) for w in words}) == len(words) and 0 < len(words) <= 10
+    weights = kept["keyword_weights"].item()
+    assert list(weights) == sorted(weights, reverse=True)
 
     assert loaded.undo()["op"] == "merge"
     out2 = apply_edits(papers, topics, loaded.edits)

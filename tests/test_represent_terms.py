@@ -96,3 +96,43 @@ def test_terms_are_phrases_the_papers_write():
     assert "deep neural networks" in analyse("We train deep neural networks.")
     assert "language llms" not in analyse("large language models (LLMs)")
     assert analyse("models and methods, we propose") == []
+
+
+def test_keywords_hold_one_form_of_each_term_and_fill_from_the_ranking():
+    from pipeline.model.keywords import one_form_keywords
+    from pipeline.model.label_words import one_form_each, term_key
+
+    # the forms of one term share a key; other terms do not
+    assert term_key("images") == term_key("image") and term_key("LLMs") == term_key("llm")
+    assert term_key("neural networks") == term_key("neural network") == term_key("neural-network")
+    assert term_key("time-series") == term_key("time series") != term_key("series")
+    assert term_key("graph neural") != term_key("graph neural networks")  # a longer term is another term
+    assert one_form_each(["image", "vision", "images", "video", "Image"], 3) == [0, 1, 3]
+    assert one_form_each(["a", "b"], 5) == [0, 1]
+
+    terms = np.array(["image", "images", "video", "vision", "scene", "scenes", "object"], dtype=object)
+    ctfidf = sparse.csr_matrix(
+        np.array(
+            [
+                [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3],  # two forms of "image" among the top 3
+                [0.0, 0.0, 0.9, 0.8, 0.0, 0.0, 0.7],  # no second form
+            ]
+        )
+    )
+    rows = [
+        {"topic": 0, "keywords": ["image", "images", "video"], "keyword_weights": [0.9, 0.8, 0.7]},
+        {"topic": 1, "keywords": ["video", "vision", "object"], "keyword_weights": [0.9, 0.8, 0.7]},
+    ]
+    out = one_form_keywords(rows, ctfidf, terms, 3)
+    assert out[0]["keywords"] == ["image", "video", "vision"]  # the next term takes the place
+    assert out[0]["keyword_weights"] == [0.9, 0.7, 0.6] and out[0]["topic"] == 0
+    assert out[1] == rows[1]  # a list without two forms is left as it is
+    assert rows[0]["keywords"] == ["image", "images", "video"]  # the input is not changed
+    # a topic whose ranking runs out keeps what it has
+    short = one_form_keywords(
+        [{"keywords": ["scene", "scenes"], "keyword_weights": [0.5, 0.4]}],
+        sparse.csr_matrix(np.array([[0, 0, 0, 0, 0.5, 0.4, 0]])),
+        terms,
+        3,
+    )
+    assert short[0]["keywords"] == ["scene"]

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.core import artifacts
+from pipeline.model.label_words import one_form_each
 from pipeline.model.topic_parts import without_stale_parts
 
 VERSION = 1
@@ -188,7 +189,8 @@ def _merge(papers: pd.DataFrame, topics: pd.DataFrame, targets: list[int]):
     for kws, ws in zip(rows["keywords"], rows["keyword_weights"], strict=False):
         for k, w in zip(kws, ws, strict=False):
             weights[k] = max(weights.get(k, 0.0), float(w))
-    ranked = sorted(weights, key=lambda k: -weights[k])[:10]
+    ranked = sorted(weights, key=lambda k: -weights[k])
+    ranked = [ranked[i] for i in one_form_each(ranked, 10)]  # one form of each, as the build keeps them
     idx = topics.index[topics["topic"] == keep][0]
     topics.at[idx, "keywords"] = ranked
     topics.at[idx, "keyword_weights"] = [weights[k] for k in ranked]

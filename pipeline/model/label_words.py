@@ -1,12 +1,14 @@
 """The word forms labels are compared by: stems (plurals folded), near-duplicate words ("spike" /
 "spiking"), abbreviations ("gnn" / "graph neural networks") and the key under which two labels
-are the same label. Read by the label candidates, their choice and their evidence alike.
+are the same label. Read by the label candidates, their choice and their evidence alike, and by
+the keywords (one form of each term: :func:`term_key`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 
 
 def english_stop_words() -> frozenset[str]:
@@ -88,3 +90,26 @@ def terms_overlap(a: str, b: str) -> bool:
     if (" " not in a and is_abbreviation(a, b)) or (" " not in b and is_abbreviation(b, a)):
         return True
     return any(same_word(x, y) for x in stems_of(a) for y in stems_of(b))
+
+
+def term_key(term: str) -> tuple[str, ...]:
+    """A term's words in order, each in the singular, hyphenated words by part: the forms of one
+    term ("image" / "images", "LLM" / "LLMs", "neural network" / "neural networks", "time-series" /
+    "time series") share a key."""
+    return tuple(stem(p) for w in term.split() for p in w.split("-") if p)
+
+
+def one_form_each(terms: Sequence[str], limit: int) -> list[int]:
+    """Positions of the first ``limit`` of ``terms`` whose :func:`term_key` no earlier one has: a
+    ranked list without a second form of a term it holds already."""
+    seen: set[tuple[str, ...]] = set()
+    kept: list[int] = []
+    for i, term in enumerate(terms):
+        key = term_key(term)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(i)
+        if len(kept) == limit:
+            break
+    return kept

@@ -25,6 +25,7 @@ from pipeline.core.config import RepresentParams
 from pipeline.core.ranking import evenly_spread
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model import bertopic_import, label_case
+from pipeline.model.keywords import one_form_keywords
 from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_choice import label_topics
@@ -34,8 +35,8 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-#: 27: forms read after a paper's whole title ("Are GANs Created Equal? A Large-Scale Study");
-#: 26: a word's form needs two papers; 25: every term, 24: labels, written as the papers write them
+#: 28: keywords hold one form of each term (``keywords``); 27: forms read after a paper's whole
+#: title; 26: a word's form needs two papers; 25: every term, 24: labels, written as the papers write them
 #: inside a sentence ("distributed SGD", "Gaussian processes", "VLMs"; ``pipeline.model.label_case``);
 #: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
 #: of its papers use it and every other option is weak (``labels.GENERIC_WHEN_WEAK``);
@@ -44,14 +45,12 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: no candidate ("bits": 4-bit, 8-bit) (``label_candidates.WHOLE_WORDS``);
 #: 21: a bracketed abbreviation does not end the phrase it follows: "out-of-distribution (OOD)
 #: detection" reads "out-of-distribution" as the modifier it is (``label_candidates.ABBREVIATIONS_APART``);
-#: 20: "abstract" names the text itself ("this extended abstract"), as "paper" does: no label on its
-#: own (``label_candidates.GENERIC_WORDS``);
+#: 20: "abstract" names the text itself, as "paper" does (``label_candidates.GENERIC_WORDS``);
 #: 19: a noun the papers count takes the number of its uses as a noun: "graphs", not "graph" where
 #: the papers mostly write "graph neural networks" (``labels.NOUN_NUMBER``);
 #: 18: an adverb in "-ly" marks what it qualifies as no noun: "strongly convex", and "convex" where
 #: adverbs often qualify it (``label_candidates.ADVERB_PAIRS``);
-#: 17: of two options the abstracts support alike, the one the papers' titles use ranks higher
-#: (``labels.TITLE_WEIGHT``);
+#: 17: of two options the abstracts support alike, the titles' ranks higher (``labels.TITLE_WEIGHT``);
 #: 16: a term the corpus's papers seldom write in their titles is no label (``labels.MIN_TITLE_SHARE``);
 #: 15: each topic's spread, and the named parts of a broad topic (``pipeline.model.topic_parts``);
 #: 14: a label of three parts is tried where the best-ranked label of one or two would be marked
@@ -67,7 +66,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 27
+REPRESENT_VERSION = 28
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -289,6 +288,7 @@ def fit_topics(
         topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored
     )
     rows = _topic_rows(model, topic_ids, topics, embeddings, t_emb, raw_outlier, doc_ids, params)
+    rows = one_form_keywords(rows, ctfidf, ctfidf_terms, params.top_n_words)  # "image" or "images", not both
     chosen = topic_labels(
         docs,
         topics,
