@@ -318,6 +318,17 @@ def test_relevance_follows_ldavis():
     )
     assert figures.rank_by_relevance(terms, 1.0)["term"].tolist() == ["common", "specific"]
     assert figures.rank_by_relevance(terms, 0.0)["term"].tolist() == ["specific", "common"]
+    # one form of each term, the more relevant, as the keywords keep one ("GNNs" or "GNN")
+    forms = pd.DataFrame(
+        {
+            "term": ["GNNs", "graph", "GNN", "graphs", "nodes"],
+            "ctfidf": [0.5, 0.4, 0.3, 0.2, 0.1],
+            "count": [9, 8, 7, 6, 5],
+            "p_topic": [0.09, 0.08, 0.07, 0.06, 0.05],
+            "p_corpus": [0.01, 0.01, 0.01, 0.01, 0.01],
+        }
+    )
+    assert figures.rank_by_relevance(forms, 1.0, top=3)["term"].tolist() == ["GNNs", "graph", "nodes"]
 
 
 def test_topic_table_reports_evidence(corpus):

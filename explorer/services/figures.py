@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 
 from pipeline.formats.palette import CONTEXT, INK, OUTLIER, PALETTE, topic_colour, topic_colours
 from pipeline.model.label_evidence import WEAK_MARK
+from pipeline.model.label_words import one_form_each
 
 __all__ = ["CONTEXT", "INK", "OUTLIER", "PALETTE", "topic_colour", "topic_colours"]
 
@@ -188,9 +189,11 @@ def relevance(p_topic: np.ndarray, p_corpus: np.ndarray, lam: float) -> np.ndarr
 
 
 def rank_by_relevance(terms: pd.DataFrame, lam: float, top: int = 15) -> pd.DataFrame:
-    """A topic's rows of topic_terms.parquet, the ``top`` most relevant at ``lam``, with ``relevance``."""
+    """A topic's rows of topic_terms.parquet, the ``top`` most relevant at ``lam``, with ``relevance``;
+    one form of each term, the more relevant ("GNNs" or "GNN", as the keywords keep one)."""
     out = terms.assign(relevance=relevance(terms["p_topic"].to_numpy(), terms["p_corpus"].to_numpy(), lam))
-    return out.sort_values(["relevance", "ctfidf"], ascending=False, kind="stable").head(top)
+    out = out.sort_values(["relevance", "ctfidf"], ascending=False, kind="stable")
+    return out.iloc[one_form_each(out["term"].astype(str).tolist(), top)]
 
 
 def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float, colours: Colours = None) -> go.Figure:
