@@ -99,7 +99,7 @@ def test_terms_are_phrases_the_papers_write():
 
 
 def test_keywords_hold_one_form_of_each_term_and_fill_from_the_ranking():
-    from pipeline.model.keywords import one_form_keywords
+    from pipeline.model.keywords import topic_keywords
     from pipeline.model.label_words import one_form_each, term_key
 
     # the forms of one term share a key; other terms do not
@@ -119,20 +119,46 @@ def test_keywords_hold_one_form_of_each_term_and_fill_from_the_ranking():
             ]
         )
     )
+    counts = pd.DataFrame({"topic": [0] * 7 + [1] * 3, "term": [*terms, "video", "vision", "object"], "count": 1})
     rows = [
         {"topic": 0, "keywords": ["image", "images", "video"], "keyword_weights": [0.9, 0.8, 0.7]},
         {"topic": 1, "keywords": ["video", "vision", "object"], "keyword_weights": [0.9, 0.8, 0.7]},
     ]
-    out = one_form_keywords(rows, ctfidf, terms, 3)
+    out = topic_keywords(rows, ctfidf, terms, counts, 3)
     assert out[0]["keywords"] == ["image", "video", "vision"]  # the next term takes the place
     assert out[0]["keyword_weights"] == [0.9, 0.7, 0.6] and out[0]["topic"] == 0
-    assert out[1] == rows[1]  # a list without two forms is left as it is
+    assert out[1] == rows[1]  # a list that needs no change is left as it is
     assert rows[0]["keywords"] == ["image", "images", "video"]  # the input is not changed
     # a topic whose ranking runs out keeps what it has
-    short = one_form_keywords(
-        [{"keywords": ["scene", "scenes"], "keyword_weights": [0.5, 0.4]}],
+    short = topic_keywords(
+        [{"topic": 0, "keywords": ["scene", "scenes"], "keyword_weights": [0.5, 0.4]}],
         sparse.csr_matrix(np.array([[0, 0, 0, 0, 0.5, 0.4, 0]])),
         terms,
+        counts,
         3,
     )
     assert short[0]["keywords"] == ["scene"]
+
+
+def test_a_keyword_its_list_holds_in_a_longer_one_in_most_of_its_uses_gives_its_place():
+    from pipeline.model.keywords import keyword_list, part_of_another
+
+    uses = {"series": 100, "time series": 92, "time": 150, "forecasting": 60, "graph": 100, "graph neural": 30}
+    count = uses.get
+    # "series" is written as the end of "time series" in 92 of 100 uses (more than PREFIX_SHARE)
+    assert part_of_another("series", ["time series", "series"], count)
+    # "time" starts "time series" in 92 of 150 uses (more than half)
+    assert part_of_another("time", ["time series"], count)
+    # "graph" starts "graph neural" in 30 of 100: a keyword of its own
+    assert not part_of_another("graph", ["graph neural"], count)
+    assert not part_of_another("time series", ["time", "series"], count)  # only longer terms hold one
+    assert not part_of_another("unseen", ["unseen data"], lambda t: 0.0)  # no uses counted: kept
+    ranked = [("time series", 0.9), ("series", 0.8), ("time", 0.7), ("forecasting", 0.6), ("graph", 0.5)]
+    assert keyword_list(ranked, count, 3) == [("time series", 0.9), ("forecasting", 0.6), ("graph", 0.5)]
+    # only a longer term of the list itself holds one: "neural networks" ranked below the list is none
+    ranked = [("neural", 0.9), ("networks", 0.85), ("neural networks", 0.8), ("deep", 0.7), ("deep learning", 0.6)]
+    ranked += [("layer", 0.5)]
+    wide = {"neural": 10, "networks": 10, "neural networks": 8, "deep": 10, "deep learning": 8, "layer": 5}.get
+    assert keyword_list(ranked, wide, 2) == [("neural", 0.9), ("networks", 0.85)]
+    # a term that comes in to fill a place may hold one that came in before it: that one goes too
+    assert keyword_list(ranked, wide, 3) == [("neural networks", 0.8), ("deep learning", 0.6), ("layer", 0.5)]

@@ -108,7 +108,7 @@ TOPIC_COLUMNS: dict[str, str] = {
     "name": "BERTopic's own name for the topic",
     "size": "number of papers",
     "share": "size / all papers",
-    "keywords": 'top terms by c-TF-IDF, one form of each ("image" or "images", the better ranked)',
+    "keywords": "top terms by c-TF-IDF, one form of each, none a part of a longer one in most of its uses",
     "keyword_weights": "their c-TF-IDF weights",
     "keybert": "top terms re-ranked by KeyBERTInspired",
     "mmr": "top terms re-ranked by maximal marginal relevance",

@@ -47,7 +47,7 @@ from pipeline.model import bertopic_import
 from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params, uses_projection
 from pipeline.model.cluster_refine import centroids
-from pipeline.model.keywords import FILL_DEPTH, one_form_terms
+from pipeline.model.keywords import FILL_DEPTH, keyword_list, term_uses
 from pipeline.model.label_evidence import is_weak
 from pipeline.model.reduce import cluster_projection, shared_knn
 from pipeline.model.represent import ctfidf_words, topic_labels
@@ -104,7 +104,9 @@ def pipeline_run(
     clustering = _cluster_with_seed(embeddings, shared.knn, config, seed)
     words = ctfidf_words(clustering.labels, shared.dt, TOP_N * FILL_DEPTH)
     seconds = time.perf_counter() - start + shared.seconds
-    topic_words = [[w for w, _ in one_form_terms(words[t], TOP_N)] for t in sorted(words)]  # as the build keeps them
+    topic_words = [  # as the build keeps them
+        [w for w, _ in keyword_list(words[t], term_uses(clustering.labels, shared.dt, t), TOP_N)] for t in sorted(words)
+    ]
     scores = (
         topic_scores(
             shared.docs, embeddings, clustering.labels, shared.dt, embed, titles=shared.titles, keywords=shared.keywords

@@ -25,7 +25,7 @@ from pipeline.core.config import RepresentParams
 from pipeline.core.ranking import evenly_spread
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model import bertopic_import, label_case
-from pipeline.model.keywords import one_form_keywords
+from pipeline.model.keywords import topic_keywords
 from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import TopicTerms, topic_text
 from pipeline.model.label_choice import label_topics
@@ -35,8 +35,8 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-#: 28: keywords hold one form of each term (``keywords``); 27: forms read after a paper's whole
-#: title; 26: a word's form needs two papers; 25: every term, 24: labels, written as the papers write them
+#: 29: no keyword a part of another; 28: one form of each (``keywords``); 27: forms read after
+#: a paper's title; 26: a word's form needs two papers; 25: every term, 24: labels, written as the papers write them
 #: inside a sentence ("distributed SGD", "Gaussian processes", "VLMs"; ``pipeline.model.label_case``);
 #: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
 #: of its papers use it and every other option is weak (``labels.GENERIC_WHEN_WEAK``);
@@ -66,7 +66,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 28
+REPRESENT_VERSION = 29
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -288,7 +288,7 @@ def fit_topics(
         topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored
     )
     rows = _topic_rows(model, topic_ids, topics, embeddings, t_emb, raw_outlier, doc_ids, params)
-    rows = one_form_keywords(rows, ctfidf, ctfidf_terms, params.top_n_words)  # "image" or "images", not both
+    rows = topic_keywords(rows, ctfidf, ctfidf_terms, terms_table, params.top_n_words)  # "images" or "image"
     chosen = topic_labels(
         docs,
         topics,
