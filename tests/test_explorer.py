@@ -329,6 +329,10 @@ def test_relevance_follows_ldavis():
         }
     )
     assert figures.rank_by_relevance(forms, 1.0, top=3)["term"].tolist() == ["GNNs", "graph", "nodes"]
+    # and none that a longer term shown holds in most of its uses
+    parts = forms.assign(term=["time series", "series", "time", "forecasting", "nodes"], count=[90, 100, 95, 40, 5])
+    assert figures.rank_by_relevance(parts, 1.0, top=3)["term"].tolist() == ["time series", "forecasting", "nodes"]
+    assert figures.rank_by_relevance(parts, 1.0, top=1)["term"].tolist() == ["time series"]
 
 
 def test_topic_table_reports_evidence(corpus):

@@ -22,8 +22,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from pipeline.formats.palette import CONTEXT, INK, OUTLIER, PALETTE, topic_colour, topic_colours
+from pipeline.model.keywords import keyword_list
 from pipeline.model.label_evidence import WEAK_MARK
-from pipeline.model.label_words import one_form_each
 
 __all__ = ["CONTEXT", "INK", "OUTLIER", "PALETTE", "topic_colour", "topic_colours"]
 
@@ -190,10 +190,14 @@ def relevance(p_topic: np.ndarray, p_corpus: np.ndarray, lam: float) -> np.ndarr
 
 def rank_by_relevance(terms: pd.DataFrame, lam: float, top: int = 15) -> pd.DataFrame:
     """A topic's rows of topic_terms.parquet, the ``top`` most relevant at ``lam``, with ``relevance``;
-    one form of each term, the more relevant ("GNNs" or "GNN", as the keywords keep one)."""
+    as its keywords, one form of each term, the more relevant ("GNNs" or "GNN"), and none that a
+    longer one shown holds in most of its uses ("series" beside "time series"; ``keywords.keyword_list``)."""
     out = terms.assign(relevance=relevance(terms["p_topic"].to_numpy(), terms["p_corpus"].to_numpy(), lam))
     out = out.sort_values(["relevance", "ctfidf"], ascending=False, kind="stable")
-    return out.iloc[one_form_each(out["term"].astype(str).tolist(), top)]
+    names = out["term"].astype(str).tolist()
+    uses = dict(zip(names, out["count"].astype(float), strict=True))
+    kept = keyword_list(list(zip(names, range(len(names)), strict=True)), lambda t: uses.get(t, 0.0), top)
+    return out.iloc[[at for _, at in kept]]
 
 
 def relevance_bars(ranked: pd.DataFrame, *, topic: int, lam: float, colours: Colours = None) -> go.Figure:
