@@ -7,6 +7,7 @@ every earlier year: nothing of later years' vocabulary leaks backwards.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -184,3 +185,16 @@ def add_papers(previous: Trends, years: pd.Series, topics: np.ndarray, new: np.n
         }
     )
     return Trends(terms, years_df, topic_years, keyword_years.reset_index(drop=True))
+
+
+def growth_per_year(topic_years: pd.DataFrame) -> dict[int, float]:
+    """Least-squares slope of each topic's yearly share, in percentage points per year."""
+    out: dict[int, float] = {}
+    for topic, grp in topic_years.groupby("topic"):
+        if grp["year"].nunique() < 2:
+            continue
+        x = grp["year"].to_numpy(dtype=float)
+        y = grp["share"].to_numpy(dtype=float) * 100
+        slope = np.polyfit(x, y, 1)[0]
+        out[int(topic)] = float(slope) if math.isfinite(slope) else 0.0
+    return out

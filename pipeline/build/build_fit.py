@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline.analysis.trends import compute_trends
+from pipeline.analysis.trends import compute_trends, growth_per_year
 from pipeline.build.map_job import MapJob, map_in_background
 from pipeline.build.results import FittedModel, TopicResult
 from pipeline.build.stability_job import BACKGROUND_MIN_PAPERS, StabilityJob
@@ -28,7 +28,7 @@ from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import uses_projection
 from pipeline.model.label_background import own_titles
 from pipeline.model.reduce import RECALL_SAMPLE, REDUCE_VERSION, Projection, is_exact, knn_recall, reduce, shared_knn
-from pipeline.model.represent import fit_topics, growth_per_year
+from pipeline.model.represent import fit_topics
 from pipeline.model.vocab import doc_terms
 
 

@@ -16,14 +16,13 @@ import numpy as np
 import pandas as pd
 
 from pipeline.analysis.novelty import neighbours
-from pipeline.analysis.trends import Trends, add_papers
+from pipeline.analysis.trends import Trends, add_papers, growth_per_year
 from pipeline.build.results import PreviousModel, TopicResult
 from pipeline.core import artifacts, schema
 from pipeline.core.config import BuildConfig
 from pipeline.core.manifest import Manifest
 from pipeline.core.topic_tables import TopicTables
 from pipeline.model.place import map_position, topic_distribution, vote_topics
-from pipeline.model.represent import growth_per_year
 from pipeline.model.topic_parts import without_stale_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 

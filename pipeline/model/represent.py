@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -485,16 +484,3 @@ def load_bertopic(folder: Path, embed: Callable[[list[str]], np.ndarray]):
     from pipeline.model.bertopic_adapter import FunctionEmbedder  # imports BERTopic: seconds, only when loading
 
     return BERTopic.load(str(folder), embedding_model=FunctionEmbedder(embed))
-
-
-def growth_per_year(topic_years: pd.DataFrame) -> dict[int, float]:
-    """Least-squares slope of each topic's yearly share, in percentage points per year."""
-    out: dict[int, float] = {}
-    for topic, grp in topic_years.groupby("topic"):
-        if grp["year"].nunique() < 2:
-            continue
-        x = grp["year"].to_numpy(dtype=float)
-        y = grp["share"].to_numpy(dtype=float) * 100
-        slope = np.polyfit(x, y, 1)[0]
-        out[int(topic)] = float(slope) if math.isfinite(slope) else 0.0
-    return out
