@@ -51,6 +51,14 @@ def test_rename_merge_move_and_undo(small_artifacts, tmp_path):
     assert len({term_key(w) for w in words}) == len(words) and 0 < len(words) <= 10
     weights = kept["keyword_weights"].item()
     assert list(weights) == sorted(weights, reverse=True)
+    # each keyword keeps the term behind it (the one whose weight it shows), from its best-weighted topic
+    best: dict[str, tuple[str, float]] = {}
+    for _, row in topics[topics["topic"].isin([t1, t2])].iterrows():
+        for k, t, w in zip(row["keywords"], row["keyword_terms"], row["keyword_weights"], strict=True):
+            if w > best.get(k, ("", -1.0))[1]:
+                best[k] = (str(t), float(w))
+    assert [best[k][0] for k in words] == list(kept["keyword_terms"].item())
+    assert [best[k][1] for k in words] == list(weights)
 
     assert loaded.undo()["op"] == "merge"
     out2 = apply_edits(papers, topics, loaded.edits)

@@ -133,8 +133,8 @@ def test_evaluate_rejects_unknown_methods_and_mismatched_rows():
 
 
 def test_ctfidf_words_are_the_keywords_of_the_build(small_artifacts):
-    from pipeline.model.keywords import FILL_DEPTH, keyword_list, term_uses
-    from pipeline.model.represent import ctfidf_words
+    from pipeline.model.keywords import FILL_DEPTH, keyword_list, phrase_of, term_uses
+    from pipeline.model.represent import ctfidf_words, topic_texts
     from pipeline.model.vocab import doc_terms
 
     folder = artifacts.corpus_path(small_artifacts, "small")
@@ -145,13 +145,20 @@ def test_ctfidf_words_are_the_keywords_of_the_build(small_artifacts):
     words = ctfidf_words(papers["topic"].to_numpy(), dt, 10 * FILL_DEPTH)
     # The build's c-TF-IDF sums the papers' own term counts (represent.py), as ctfidf_words does:
     # the same words in the same order, with the same weights, for every topic, one form of each
-    # term and none a part of another (as the evaluation's keywords are made).
+    # term, none a part of another and no two written as one phrase (as the evaluation's keywords
+    # are made), each keyword its term as that phrase.
+    labels = papers["topic"].to_numpy()
+    texts = topic_texts(papers["model_text"].tolist(), labels, sorted(words))
     folded = 0
-    for topic, keywords, weights in zip(topics["topic"], topics["keywords"], topics["keyword_weights"], strict=True):
-        kept = keyword_list(words[topic], term_uses(papers["topic"].to_numpy(), dt, topic), 10)
-        assert [w for w, _ in kept] == list(keywords), topic
+    for topic, keywords, terms, weights in zip(
+        topics["topic"], topics["keywords"], topics["keyword_terms"], topics["keyword_weights"], strict=True
+    ):
+        written = phrase_of(texts[topic])
+        kept = keyword_list(words[topic], term_uses(labels, dt, topic), 10, written)
+        assert [w for w, _ in kept] == list(terms), topic
+        assert [written(w) for w, _ in kept] == list(keywords), topic
         np.testing.assert_allclose([s for _, s in kept], weights, rtol=1e-5, err_msg=str(topic))
-        folded += [w for w, _ in words[topic][:10]] != list(keywords)
+        folded += [w for w, _ in words[topic][:10]] != list(terms)
     assert folded  # some topic's ranking holds two forms of a term, or a part of another
 
 

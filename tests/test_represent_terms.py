@@ -127,7 +127,7 @@ def test_keywords_hold_one_form_of_each_term_and_fill_from_the_ranking():
     out = topic_keywords(rows, ctfidf, terms, counts, 3)
     assert out[0]["keywords"] == ["image", "video", "vision"]  # the next term takes the place
     assert out[0]["keyword_weights"] == [0.9, 0.7, 0.6] and out[0]["topic"] == 0
-    assert out[1] == rows[1]  # a list that needs no change is left as it is
+    assert out[1] == {**rows[1], "keyword_terms": rows[1]["keywords"]}  # a list that needs no change stays
     assert rows[0]["keywords"] == ["image", "images", "video"]  # the input is not changed
     # a topic whose ranking runs out keeps what it has
     short = topic_keywords(
@@ -162,3 +162,63 @@ def test_a_keyword_its_list_holds_in_a_longer_one_in_most_of_its_uses_gives_its_
     assert keyword_list(ranked, wide, 2) == [("neural", 0.9), ("networks", 0.85)]
     # a term that comes in to fill a place may hold one that came in before it: that one goes too
     assert keyword_list(ranked, wide, 3) == [("neural networks", 0.8), ("deep learning", 0.6), ("layer", 0.5)]
+
+
+def test_a_keyword_is_written_as_the_phrase_its_papers_write_it_in():
+    from pipeline.model.keywords import keyword_list, phrase_of, same_phrase, topic_keywords
+    from pipeline.model.label_candidates import topic_text
+
+    docs = [
+        "We study time series forecasting with graph neural networks.",
+        "Multivariate time series forecasting is hard; graph neural networks help.",
+        "A benchmark for time series forecasting and anomaly detection.",
+        "Long horizon time series forecasting with transformers and graph neural networks.",
+        "Anomaly detection in sensors, and anomaly scores.",
+    ]
+    written = phrase_of(topic_text(docs))
+    assert written("series forecasting") == "time series forecasting"  # "time" before it in 4 of 4
+    assert written("graph neural") == "graph neural networks"  # "networks" after it in 3 of 3
+    assert written("neural networks") == "graph neural networks"
+    assert written("anomaly") == "anomaly"  # "detection" after it in 2 of its 3 uses: too few to complete
+    assert written("unseen words") == "unseen words"  # never written: the term itself
+    one = [*docs, "Our solver: exact dynamic programming algorithms. Dynamic programming algorithms, "
+           "and faster dynamic programming algorithms."]  # fmt: skip
+    assert phrase_of(topic_text(one))("dynamic programming") == "dynamic programming"  # one paper's phrase only
+    assert phrase_of(topic_text([*one, "Dynamic programming algorithms again."]))("dynamic programming") == (
+        "dynamic programming algorithms"  # two papers write it
+    )
+    assert phrase_of(None)("graph neural") == "graph neural"  # no text: the term itself
+    assert phrase_of("")("graph neural") == "graph neural"
+    # two terms written as one phrase are one keyword: the later gives its place to the next term
+    assert same_phrase(["graph neural", "forecasting", "neural networks"], written) == {"neural networks"}
+    ranked = [("graph neural", 0.9), ("series forecasting", 0.8), ("neural networks", 0.7), ("anomaly", 0.6)]
+    uses = {"graph neural": 3, "series forecasting": 4, "neural networks": 3, "anomaly": 3}.get
+    kept = keyword_list(ranked, uses, 3, written)
+    assert kept == [("graph neural", 0.9), ("series forecasting", 0.8), ("anomaly", 0.6)]
+    assert keyword_list(ranked, uses, 3) == ranked[:3]  # without phrases both stay
+
+    terms = np.array([t for t, _ in ranked], dtype=object)
+    ctfidf = sparse.csr_matrix(np.array([[0.9, 0.8, 0.7, 0.6]]))
+    counts = pd.DataFrame({"topic": 0, "term": terms, "count": [3, 4, 3, 3]})
+    row = {"topic": 0, "keywords": [t for t, _ in ranked[:3]], "keyword_weights": [0.9, 0.8, 0.7]}
+    out = topic_keywords([row], ctfidf, terms, counts, 3, {0: topic_text(docs)})[0]
+    assert out["keywords"] == ["graph neural networks", "time series forecasting", "anomaly"]
+    assert out["keyword_terms"] == ["graph neural", "series forecasting", "anomaly"]  # the terms behind them
+    assert out["keyword_weights"] == [0.9, 0.8, 0.6]  # each keyword weighs what its term weighs
+    assert topic_keywords([row], ctfidf, terms, counts, 3)[0]["keywords"] == [
+        "graph neural",
+        "series forecasting",
+        "neural networks",
+    ]
+
+
+def test_a_term_left_out_as_a_part_does_not_take_the_longer_term_with_it():
+    from pipeline.model.keywords import keyword_list
+
+    # "reinforcement" ranks first and is written "reinforcement learning", as that term is; it is
+    # left out as a part of it, and the longer term keeps its place (not left out as a second phrase)
+    written = {"reinforcement": "reinforcement learning"}.get
+    ranked = [("reinforcement", 0.9), ("reinforcement learning", 0.8), ("policy", 0.7), ("reward", 0.6)]
+    uses = {"reinforcement": 10, "reinforcement learning": 9, "policy": 5, "reward": 4}.get
+    kept = keyword_list(ranked, uses, 3, lambda t: written(t) or t)
+    assert kept == [("reinforcement learning", 0.8), ("policy", 0.7), ("reward", 0.6)]

@@ -320,8 +320,8 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
 
     from pipeline.build.build import build
     from pipeline.embed.encoders import HashingEncoder
-    from pipeline.model.keywords import FILL_DEPTH, keyword_list, term_uses
-    from pipeline.model.represent import ctfidf_words
+    from pipeline.model.keywords import FILL_DEPTH, keyword_list, phrase_of, term_uses
+    from pipeline.model.represent import ctfidf_words, topic_texts
     from pipeline.model.vocab import doc_terms
 
     lengths = []
@@ -337,8 +337,10 @@ def test_ctfidf_and_the_hierarchy_sum_the_papers_counts_instead_of_counting_join
     dt = doc_terms(papers["model_text"].tolist())
     labels = papers["topic"].to_numpy()
     expected = ctfidf_words(labels, dt, top_n=10 * FILL_DEPTH)
-    for topic, keywords in zip(topics["topic"], topics["keywords"], strict=True):  # as the build keeps them
-        assert list(keywords) == [w for w, _ in keyword_list(expected[int(topic)], term_uses(labels, dt, topic), 10)]
+    texts = topic_texts(papers["model_text"].tolist(), labels, sorted(expected))
+    for topic, terms in zip(topics["topic"], topics["keyword_terms"], strict=True):  # as the build keeps them
+        kept = keyword_list(expected[int(topic)], term_uses(labels, dt, topic), 10, phrase_of(texts[int(topic)]))
+        assert list(terms) == [w for w, _ in kept]
     assert len(pd.read_parquet(summary.folder / "hierarchy.parquet")) == len(topics) - 1
 
 

@@ -186,14 +186,20 @@ def _merge(papers: pd.DataFrame, topics: pd.DataFrame, targets: list[int]):
     rows = topics[topics["topic"].isin(targets)]
     # Keywords of the merged topic: each term's best weight across the merged topics.
     weights: dict[str, float] = {}
-    for kws, ws in zip(rows["keywords"], rows["keyword_weights"], strict=False):
-        for k, w in zip(kws, ws, strict=False):
-            weights[k] = max(weights.get(k, 0.0), float(w))
+    behind: dict[str, str] = {}  # keyword -> its term (keyword_terms; absent in builds before it)
+    has_terms = "keyword_terms" in rows
+    terms = rows["keyword_terms"] if has_terms else rows["keywords"]
+    for kws, ws, ts in zip(rows["keywords"], rows["keyword_weights"], terms, strict=False):
+        for k, w, t in zip(kws, ws, ts, strict=False):
+            if float(w) > weights.get(k, -1.0):
+                weights[k], behind[k] = float(w), str(t)
     ranked = sorted(weights, key=lambda k: -weights[k])
     ranked = [ranked[i] for i in one_form_each(ranked, 10)]  # one form of each, as the build keeps them
     idx = topics.index[topics["topic"] == keep][0]
     topics.at[idx, "keywords"] = ranked
     topics.at[idx, "keyword_weights"] = [weights[k] for k in ranked]
+    if has_terms:
+        topics.at[idx, "keyword_terms"] = [behind[k] for k in ranked]
     topics.at[idx, "n_reassigned"] = int(rows["n_reassigned"].sum())
     topics.at[idx, "curated"] = True
     for col in ("coherence", "growth", "stability", "spread"):  # measured on the unmerged topics: now unknown

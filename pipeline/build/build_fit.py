@@ -198,7 +198,7 @@ def _finish_topic_table(table: pd.DataFrame, topics: np.ndarray, xy: np.ndarray,
     centres = {t: np.median(xy[topics == t], axis=0) for t in table["topic"]}
     table["x"] = [float(centres[t][0]) for t in table["topic"]]
     table["y"] = [float(centres[t][1]) for t in table["topic"]]
-    table["coherence"] = _coherence(table["keywords"].tolist(), dt)
+    table["coherence"] = _coherence(table["keyword_terms"].tolist(), dt)  # the vocabulary's terms
     growth = growth_per_year(trends.topic_years) if len(trends.years) >= 2 else {}
     table["growth"] = [growth.get(int(t), np.nan) for t in table["topic"]]
     return table

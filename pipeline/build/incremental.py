@@ -145,6 +145,8 @@ def place(plan: IncrementalPlan, papers: pd.DataFrame, embeddings: np.ndarray) -
     folder = plan.previous.folder
     old = plan.old_papers.set_index("doc_id")
     topic_table = artifacts.read_table(folder, schema.TOPICS)
+    if "keyword_terms" not in topic_table:  # built before keywords were written as phrases: they are its terms
+        topic_table["keyword_terms"] = topic_table["keywords"]
     t_emb = artifacts.read_array(folder, schema.TOPIC_EMBEDDINGS)
     old_emb = artifacts.read_array(folder, schema.EMBEDDINGS, mmap=True)  # only read, in blocks
     distribution = topic_distribution(embeddings, t_emb)

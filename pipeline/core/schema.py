@@ -108,7 +108,9 @@ TOPIC_COLUMNS: dict[str, str] = {
     "name": "BERTopic's own name for the topic",
     "size": "number of papers",
     "share": "size / all papers",
-    "keywords": "top terms by c-TF-IDF, one form of each, none a part of a longer one in most of its uses",
+    "keywords": "top terms by c-TF-IDF, one form of each, none a part of a longer one in most of its uses, each "
+    "written as the phrase most of its uses in the topic sit in ('series forecasting' as 'time series forecasting')",
+    "keyword_terms": "the vocabulary's terms behind the keywords, in their order",
     "keyword_weights": "their c-TF-IDF weights",
     "keybert": "top terms re-ranked by KeyBERTInspired",
     "mmr": "top terms re-ranked by maximal marginal relevance",
@@ -116,7 +118,7 @@ TOPIC_COLUMNS: dict[str, str] = {
     "x": "label position on the map (median of its papers)",
     "y": "label position on the map",
     "n_reassigned": "papers that clustering left out and were placed in this topic",
-    "coherence": "NPMI coherence of the top 10 keywords on the corpus",
+    "coherence": "NPMI coherence of the top 10 keywords' terms on the corpus",
     "growth": "change in share per year (least squares slope, percentage points), null without years",
     "stability": "how well clusterings of random 90% samples of the papers find the topic again: mean best Jaccard overlap over the papers each kept, 0-1 (null when not measured)",
     "label_support": "share of the topic's papers whose title or abstract use all the words of its label (of any "

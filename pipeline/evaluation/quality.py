@@ -47,10 +47,10 @@ from pipeline.model import bertopic_import
 from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params, uses_projection
 from pipeline.model.cluster_refine import centroids
-from pipeline.model.keywords import FILL_DEPTH, keyword_list, term_uses
+from pipeline.model.keywords import FILL_DEPTH, keyword_list, phrase_of, term_uses
 from pipeline.model.label_evidence import is_weak
 from pipeline.model.reduce import cluster_projection, shared_knn
-from pipeline.model.represent import ctfidf_words, topic_labels
+from pipeline.model.represent import ctfidf_words, topic_labels, topic_texts
 from pipeline.model.topic_parts import broad_topics, topic_spread
 from pipeline.model.vocab import doc_terms
 
@@ -104,8 +104,10 @@ def pipeline_run(
     clustering = _cluster_with_seed(embeddings, shared.knn, config, seed)
     words = ctfidf_words(clustering.labels, shared.dt, TOP_N * FILL_DEPTH)
     seconds = time.perf_counter() - start + shared.seconds
-    topic_words = [  # as the build keeps them
-        [w for w, _ in keyword_list(words[t], term_uses(clustering.labels, shared.dt, t), TOP_N)] for t in sorted(words)
+    texts = topic_texts(shared.docs, clustering.labels, sorted(words))
+    topic_words = [  # the terms behind the keywords, as the build keeps them (``keyword_terms``)
+        [w for w, _ in keyword_list(words[t], term_uses(clustering.labels, shared.dt, t), TOP_N, phrase_of(texts[t]))]
+        for t in sorted(words)
     ]
     scores = (
         topic_scores(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pipeline.model.label_background import Background
 from pipeline.model.label_candidates import PhraseStats, TopicTerms, is_generic
@@ -132,6 +132,7 @@ def label_topics(
     total: int = 0,
     embed: Callable[[list[str]], object] | None = None,
     centroids: object | None = None,
+    stats: Mapping[int, PhraseStats] | None = None,
 ) -> dict[int, tuple[str, LabelSupport]]:
     """Labels for all topics with their support (each topic's papers read once): larger topics
     (earlier in ``order``) choose first, then the choice is repaired (:func:`repair`).
@@ -144,12 +145,15 @@ def label_topics(
         embed: the corpus's embedder (list of texts -> normalised ``(m, dim)`` vectors) and
         centroids: float ``(len(topics), dim)`` normalised topic centroids, rows in sorted topic id
             order: with both, a label should retrieve its own topic.
+        stats: topic id -> the ``PhraseStats`` of its ``text``, where made already (its keywords'
+            phrases read them: the searches they cached are the labels' too).
     """
     import numpy as np
 
     ids = sorted(topics)
     order = list(order or ids)
-    texts = {t: (PhraseStats(topics[t].text) if topics[t].text else None) for t in ids}
+    made = stats or {}
+    texts = {t: made.get(t) or (PhraseStats(topics[t].text) if topics[t].text else None) for t in ids}
     options = {t: topic_options(topics[t], text=texts[t], background=background, total=total) for t in ids}
     retrieves: dict[int, Callable[[str], bool]] = {}
     if embed is not None and centroids is not None and len(ids) > 1:

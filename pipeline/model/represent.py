@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from pipeline.core.topic_tables import TopicTables
 from pipeline.model import bertopic_import, label_case
 from pipeline.model.keywords import topic_keywords
 from pipeline.model.label_background import Background
-from pipeline.model.label_candidates import TopicTerms, topic_text
+from pipeline.model.label_candidates import PhraseStats, TopicTerms, topic_text
 from pipeline.model.label_choice import label_topics
 from pipeline.model.label_evidence import LabelSupport
 from pipeline.model.place import topic_distribution
@@ -34,7 +34,8 @@ from pipeline.model.topic_parts import add_part_columns, topic_parts
 from pipeline.model.vocab import DocTerms, make_vectorizer
 
 #: Bump when representations for the same inputs and params change.
-#: 29: no keyword a part of another; 28: one form of each (``keywords``); 27: forms read after
+#: 30: keywords written as their terms' phrases (``keyword_terms``: the terms); 29: no keyword a
+#: part of another; 28: one form of each (``keywords``); 27: forms read after
 #: a paper's title; 26: a word's form needs two papers; 25: every term, 24: labels, written as the papers write them
 #: inside a sentence ("distributed SGD", "Gaussian processes", "VLMs"; ``pipeline.model.label_case``);
 #: 23: a phrase of generic words ("deep learning") may name a topic in a weak label too, where half
@@ -65,7 +66,7 @@ from pipeline.model.vocab import DocTerms, make_vectorizer
 #: 8: phrases of generic words ("neural networks") where no other label names half the papers;
 #: 7: "A, B and C" where no label of two parts names half the papers; 6: label parts are nouns,
 #: "A and B" two subjects; 5: labels by coverage and lift.
-REPRESENT_VERSION = 29
+REPRESENT_VERSION = 30
 
 #: Papers per topic (evenly spread over the topic) whose text the label's phrase checks read.
 LABEL_SAMPLE = 250
@@ -287,7 +288,8 @@ def fit_topics(
         topic_ids, topics[inlier], _subset(dt, inlier), ctfidf, ctfidf_terms, params.n_terms_stored
     )
     rows = _topic_rows(model, topic_ids, topics, embeddings, t_emb, raw_outlier, doc_ids, params)
-    rows = topic_keywords(rows, ctfidf, ctfidf_terms, terms_table, params.top_n_words)  # "images" or "image"
+    stats = {t: PhraseStats(x) for t, x in topic_texts(docs, topics, topic_ids).items()}  # keywords' and labels'
+    rows = topic_keywords(rows, ctfidf, ctfidf_terms, terms_table, params.top_n_words, stats)  # "images" or "image"
     chosen = topic_labels(
         docs,
         topics,
@@ -297,6 +299,7 @@ def fit_topics(
         keybert={r["topic"]: r["keybert"] for r in rows},
         mmr={r["topic"]: r["mmr"] for r in rows},
         titles=titles,
+        stats=stats,
     )
     table = pd.DataFrame(rows)
     written = label_case.corpus_forms(docs, titles)
@@ -400,6 +403,7 @@ def topic_labels(
     keybert: dict[int, list[str]] | None = None,
     mmr: dict[int, list[str]] | None = None,
     titles: Sequence[str | None] | None = None,
+    stats: Mapping[int, PhraseStats] | None = None,
 ) -> dict[int, tuple[str, LabelSupport]]:
     """Each topic's label and its support (``pipeline.model.labels``), larger topics choosing first.
 
@@ -418,23 +422,21 @@ def topic_labels(
         keybert, mmr: topic id -> BERTopic's terms of those representations.
         titles: ``(n,)`` the papers' own titles (None where there is none), or None: with them a
             term the papers seldom write in their titles is no label (``labels.MIN_TITLE_SHARE``).
+        stats: topic id -> the ``PhraseStats`` of its :func:`topic_texts` text, when made already.
     """
     topics = np.asarray(topics)
     words = ctfidf_words(topics, dt, LABEL_CANDIDATE_TERMS)
     ids = sorted(t for t in set(topics.tolist()) if t != -1)
     reps: dict[int, TopicTerms] = {}
-    sizes: dict[int, int] = {}
-    for topic in ids:
-        members = np.flatnonzero(topics == topic)
-        sizes[topic] = len(members)
-        # Phrase statistics for the label need a few hundred papers, not all of a large topic.
-        sample = members[evenly_spread(len(members), LABEL_SAMPLE)]
+    sizes = {t: int((topics == t).sum()) for t in ids}
+    texts = {t: x.text for t, x in stats.items()} if stats is not None else topic_texts(docs, topics, ids)
+    for topic, sample in topic_samples(topics, ids).items():
         reps[topic] = TopicTerms(
             words.get(topic, []),
             (keybert or {}).get(topic, []),
             (mmr or {}).get(topic, []),
-            topic_text([docs[j] for j in sample]),
-            size=len(members),
+            texts[topic],
+            size=sizes[topic],
             titles=tuple(titles[j] for j in sample) if titles is not None else None,
         )
     return label_topics(
@@ -444,7 +446,19 @@ def topic_labels(
         total=len(docs),
         embed=embed,
         centroids=centroids if embed is not None else None,
+        stats=stats,
     )
+
+
+def topic_samples(topics: np.ndarray, ids: Sequence[int]) -> dict[int, np.ndarray]:
+    """Up to :data:`LABEL_SAMPLE` of each topic's papers, evenly spread: what its phrase checks read."""
+    members = {t: np.flatnonzero(topics == t) for t in ids}
+    return {t: m[evenly_spread(len(m), LABEL_SAMPLE)] for t, m in members.items()}
+
+
+def topic_texts(docs: Sequence[str], topics: np.ndarray, ids: Sequence[int]) -> dict[int, str]:
+    """Each topic's :func:`topic_samples` papers as one ``label_candidates.topic_text``."""
+    return {t: topic_text([docs[j] for j in sample]) for t, sample in topic_samples(np.asarray(topics), ids).items()}
 
 
 def _part_labels(docs: list[str], parts: np.ndarray, dt: DocTerms, embeddings: np.ndarray, embed, titles=None) -> dict:
