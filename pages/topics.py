@@ -20,7 +20,8 @@ if not (ctx.presenting and topic is not None):  # a tour step about one topic op
     st.caption(
         "Click a column header to sort, a row to open the topic. *Label support* (the share of the topic's papers "
         "that use the label's words, as the lower bound of its 80% confidence interval; under "
-        f"{panels.WEAK_SUPPORT:.2f} the label is marked (?) as weak), *coherence* (NPMI of the top keywords, −1 to 1), "
+        f"{panels.WEAK_SUPPORT:.2f} the label is marked (?) as weak), *coherence* (NPMI of the terms behind the "
+        "top keywords, −1 to 1), "
         "*reassigned* (papers clustering left out, placed here) and *stability* say how much to trust a topic. "
         + " ".join(filter(None, [coherence_note, panels.stability_note(corpus), panels.parts_note(corpus)]))
     )
@@ -46,8 +47,13 @@ if topic is not None:
         shell.topic_link(ctx, topic, label="Rename or merge this topic", page="curate")
     panels.label_evidence(row)
     left, right = st.columns(2)
+    behind = corpus.shown_terms(row["keyword_terms"]) if "keyword_terms" in row else None  # whose weights they are
     fig = figures.keyword_bars(
-        list(row["keywords"]), list(row["keyword_weights"]), topic=topic, colours=corpus.colouring.colours
+        list(row["keywords"]),
+        list(row["keyword_weights"]),
+        topic=topic,
+        colours=corpus.colouring.colours,
+        behind=behind,
     )
     panels.chart(fig, left, name=figures.image_name(corpus.name, "topic", topic, "keywords"))
     with right:

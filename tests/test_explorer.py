@@ -859,6 +859,20 @@ def test_topics_that_touch_on_the_map_never_share_a_colour(corpus):
     assert bars.data[0].marker.color == corpus.topic_colour(t)
 
 
+def test_a_keyword_written_as_a_longer_phrase_names_the_term_whose_weight_its_bar_shows():
+    from explorer.services import figures
+
+    bars = figures.keyword_bars(
+        ["Time series forecasting", "GNNs", "<b>x</b> y"], [0.3, 0.2, 0.1], topic=0,
+        behind=["series forecasting", "gnns", "<i>x</i>"],
+    )  # fmt: skip
+    notes = list(bars.data[0].customdata)
+    assert notes[0] == " (of the term “series forecasting”)" and notes[1] == ""  # case alone is no other term
+    assert "<i>" not in notes[2] and "&lt;i&gt;x" in notes[2]  # the term is escaped, as the keyword is
+    assert "%{customdata}" in bars.data[0].hovertemplate
+    assert list(figures.keyword_bars(["a"], [1.0], topic=0).data[0].customdata) == [""]  # a build before the terms
+
+
 def test_the_maps_colours_and_spacing_come_from_the_build_and_equal_what_the_app_would_compute(
     corpus, small_artifacts, tmp_path
 ):

@@ -166,13 +166,20 @@ def keyword_bars(
     topic: int,
     title: str = "Top keywords (c-TF-IDF)",
     colours: Colours = None,
+    behind: Sequence[str] | None = None,
 ) -> go.Figure:
-    """Horizontal bars of a topic's keywords and their c-TF-IDF weights, best on top."""
+    """Horizontal bars of a topic's keywords and their c-TF-IDF weights, best on top; ``behind``:
+    the vocabulary's term behind each keyword (``keyword_terms``), whose weight it is, named on
+    hover where the keyword is written as a longer phrase ("series forecasting")."""
+    notes = [
+        f" (of the term “{esc(b, 40)}”)" if b is not None and str(b).lower() != str(t).lower() else ""
+        for t, b in zip(terms, behind if behind is not None else [None] * len(terms), strict=True)
+    ]
     terms = [esc(t, 40) for t in terms]
     fig = go.Figure(
         go.Bar(
-            x=list(weights), y=terms, orientation="h", marker_color=colour_of(topic, colours),
-            hovertemplate="%{y}: c-TF-IDF %{x:.3f}<extra></extra>",
+            x=list(weights), y=terms, orientation="h", marker_color=colour_of(topic, colours), customdata=notes,
+            hovertemplate="%{y}: c-TF-IDF %{x:.3f}%{customdata}<extra></extra>",
         )
     )  # fmt: skip
     fig = base_layout(fig, height=max(220, 30 * len(terms) + 60), title=title)

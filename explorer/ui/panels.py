@@ -48,7 +48,9 @@ TOPIC_COLUMNS = {
     "growth": st.column_config.NumberColumn(
         "Growth", format="%+.2f", help="change in share per year, percentage points"
     ),
-    "coherence": st.column_config.NumberColumn("Coherence", format="%.2f", help="NPMI of the top 10 keywords, −1 to 1"),
+    "coherence": st.column_config.NumberColumn(
+        "Coherence", format="%.2f", help="NPMI of the terms behind the top 10 keywords, −1 to 1"
+    ),
     "reassigned": st.column_config.NumberColumn(
         "Reassigned", help="papers clustering left out and placed in this topic"
     ),
@@ -116,7 +118,7 @@ def topic_metrics(row: pd.Series, *, coherence_note: str | None = None) -> None:
         (
             "Coherence",
             num(row["coherence"], ".2f"),
-            coherence_note or "NPMI of the top 10 keywords on the corpus, -1 to 1",
+            coherence_note or "NPMI of the terms behind the top 10 keywords, on the corpus, -1 to 1",
         ),
         ("Reassigned", f"{row['reassigned']:,}", "papers clustering left out and placed in this topic"),
         (
