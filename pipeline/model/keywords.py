@@ -93,11 +93,11 @@ def same_phrase(terms: Sequence[str], written: Callable[[str], str]) -> set[str]
 
 def phrase_of(text: PhraseStats | str | None) -> Callable[[str], str]:
     """A term -> the phrase a topic's papers write it in (``text``: their
-    ``label_candidates.topic_text``, or its ``PhraseStats``), completed as the labels complete a candidate
-    (``PhraseStats.phrase``: by the word after it in more than half of its uses, else the word
-    before it in more than ``PREFIX_SHARE``, to at most four words, written in at least
-    :data:`MIN_PHRASE_PAPERS` of the papers); the term itself where they agree on none, never write
-    it or there is no text."""
+    ``label_candidates.topic_text``, or its ``PhraseStats``), completed as the labels complete a
+    candidate (``PhraseStats.phrase``: by the word after it in more than half of its uses, else the
+    word before it in more than ``PREFIX_SHARE``, to at most four words, written in at least
+    :data:`MIN_PHRASE_PAPERS` of the papers); the term itself where they agree on none, never
+    write it or there is no text."""
     stats = text if isinstance(text, PhraseStats) else (PhraseStats(text) if text else None)
     found: dict[str, str] = {}
 
@@ -139,8 +139,8 @@ def topic_keywords(
     c-TF-IDF row (``terms`` names its columns; ties by column) and its terms' uses in its papers
     (``term_table``: the ``topic_terms.parquet`` rows, ``count``), and ``keywords``: those terms
     as the phrases its papers write them in (:func:`phrase_of` on ``texts[topic]``, a
-    ``label_candidates.topic_text`` of its papers or its ``PhraseStats``; none given: the terms). A list that needs no
-    change keeps BERTopic's terms."""
+    ``label_candidates.topic_text`` of its papers or its ``PhraseStats``; none given: the terms).
+    A list that needs no change keeps BERTopic's terms."""
     uses = {int(t): dict(zip(g["term"], g["count"], strict=True)) for t, g in term_table.groupby("topic")}
     out = []
     for i, row in enumerate(rows):

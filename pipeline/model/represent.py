@@ -428,7 +428,7 @@ def topic_labels(
     words = ctfidf_words(topics, dt, LABEL_CANDIDATE_TERMS)
     ids = sorted(t for t in set(topics.tolist()) if t != -1)
     reps: dict[int, TopicTerms] = {}
-    sizes = {t: int((topics == t).sum()) for t in ids}
+    sizes = {int(t): int(c) for t, c in zip(*np.unique(topics[topics != -1], return_counts=True), strict=True)}
     texts = {t: x.text for t, x in stats.items()} if stats is not None else topic_texts(docs, topics, ids)
     for topic, sample in topic_samples(topics, ids).items():
         reps[topic] = TopicTerms(
