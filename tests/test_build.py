@@ -326,3 +326,20 @@ def test_an_add_to_a_build_whose_index_kept_no_counts_indexes_every_paper(tmp_pa
     fresh = bm25.build_index(bm25.index_texts(shown["title"], shown["abstract"]))
     np.testing.assert_array_equal(stored.scores["data"], fresh.scores["data"])
     np.testing.assert_array_equal(stored.counts, fresh.counts)
+
+
+def test_an_add_to_a_build_made_before_keywords_were_phrases_keeps_its_keywords_as_their_terms(tmp_path):
+    """A build whose topics.parquet has no ``keyword_terms`` (before REPRESENT_VERSION 30: its
+    keywords were the vocabulary's terms) still takes papers, and the new build says so."""
+    first, extra, _ = _first_and_added(tmp_path)
+    root = tmp_path / "art"
+    build([first], "c", root, fast_config(), encoder=TEST_ENCODER)
+    path = artifacts.corpus_path(root, "c") / schema.TOPICS
+    old = pd.read_parquet(path)
+    old["keywords"] = old["keyword_terms"]  # as such a build wrote them
+    old.drop(columns="keyword_terms").to_parquet(path, index=False)
+    summary = build([first, extra], "c", root, fast_config(), encoder=TEST_ENCODER)
+    assert summary.mode == "incremental"
+    topics = pd.read_parquet(artifacts.corpus_path(root, "c") / schema.TOPICS)
+    assert [list(k) for k in topics["keyword_terms"]] == [list(k) for k in old["keyword_terms"]]
+    assert [list(k) for k in topics["keywords"]] == [list(k) for k in old["keyword_terms"]]
