@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -48,6 +48,7 @@ from pipeline.model.cluster import cluster
 from pipeline.model.cluster_params import resolve_params, uses_projection
 from pipeline.model.cluster_refine import centroids
 from pipeline.model.keywords import FILL_DEPTH, keyword_list, phrase_of, term_uses
+from pipeline.model.label_candidates import PhraseStats
 from pipeline.model.label_evidence import is_weak
 from pipeline.model.reduce import cluster_projection, shared_knn
 from pipeline.model.represent import ctfidf_words, topic_labels, topic_texts
@@ -104,14 +105,22 @@ def pipeline_run(
     clustering = _cluster_with_seed(embeddings, shared.knn, config, seed)
     words = ctfidf_words(clustering.labels, shared.dt, TOP_N * FILL_DEPTH)
     seconds = time.perf_counter() - start + shared.seconds
-    texts = topic_texts(shared.docs, clustering.labels, sorted(words))
+    # the phrase statistics the build's keywords and labels share, made once for both here too
+    stats = {t: PhraseStats(x) for t, x in topic_texts(shared.docs, clustering.labels, sorted(words)).items()}
     topic_words = [  # the terms behind the keywords, as the build keeps them (``keyword_terms``)
-        [w for w, _ in keyword_list(words[t], term_uses(clustering.labels, shared.dt, t), TOP_N, phrase_of(texts[t]))]
+        [w for w, _ in keyword_list(words[t], term_uses(clustering.labels, shared.dt, t), TOP_N, phrase_of(stats[t]))]
         for t in sorted(words)
     ]
     scores = (
         topic_scores(
-            shared.docs, embeddings, clustering.labels, shared.dt, embed, titles=shared.titles, keywords=shared.keywords
+            shared.docs,
+            embeddings,
+            clustering.labels,
+            shared.dt,
+            embed,
+            titles=shared.titles,
+            keywords=shared.keywords,
+            stats=stats,
         )
         if embed is not None
         else {}
@@ -128,9 +137,11 @@ def topic_scores(
     *,
     titles: Sequence[str | None] | None = None,
     keywords: Sequence[str | None] | None = None,
+    stats: Mapping[int, PhraseStats] | None = None,
 ) -> dict[str, float]:
     """The labels of one clustering, made as the build makes them (``titles``: the papers' own
-    titles, as the build passes them), and the topics' sizes, scored; with the authors'
+    titles, as the build passes them; ``stats``: each topic's phrase statistics, when made
+    already), and the topics' sizes, scored; with the authors'
     ``keywords`` (one string per paper, None where it has none), also how far the labels agree with them.
 
     Returns:
@@ -144,7 +155,7 @@ def topic_scores(
         (:func:`keyword_agreement`, only with ``keywords``).
     """
     ids, vectors = centroids(labels, embeddings)
-    chosen = topic_labels(list(docs), labels, dt, vectors, embed, titles=titles)
+    chosen = topic_labels(list(docs), labels, dt, vectors, embed, titles=titles, stats=stats)
     names = {int(t): chosen[int(t)][0] for t in ids}
     scored = label_scores(
         names, labels, docs, label_vectors=np.asarray(embed([names[int(t)] for t in ids])), centroids=vectors

@@ -107,7 +107,7 @@ def phrase_of(text: PhraseStats | str | None) -> Callable[[str], str]:
         if term not in found:
             phrase = stats.phrase(term)
             longer = phrase is not None and phrase.term != term
-            papers = sum(f" {phrase.term} " in doc for doc in stats.docs) if longer else 0
+            papers = round(stats.doc_share(phrase.term) * stats.n_docs) if longer else 0
             found[term] = phrase.term if longer and papers >= MIN_PHRASE_PAPERS else term
         return found[term]
 
